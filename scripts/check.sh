@@ -1,0 +1,29 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# `make check`: every test of the project, in order, with a summary.
+# Installs what it needs; caches kernels under $TW_CACHE.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+declare -a names results
+run() {
+	local name=$1
+	shift
+	tw_log "=== $name"
+	if "$@"; then
+		results+=("PASS  $name")
+	else
+		results+=("FAIL  $name")
+	fi
+}
+
+run "harness self-test" "$TW_ROOT/scripts/selftest-harness.sh"
+run "lint (checkpatch, W=1, sparse)" "$TW_ROOT/scripts/lint.sh"
+run "KUnit under UML" "$TW_ROOT/scripts/kunit-uml.sh" normal
+run "KUnit under UML debug (KASAN, lockdep)" "$TW_ROOT/scripts/kunit-uml.sh" debug
+
+echo
+echo "== make check summary"
+printf '  %s\n' "${results[@]}"
+printf '%s\n' "${results[@]}" | grep -q '^FAIL' && exit 1
+exit 0

@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Run the KUnit suite in user-mode Linux: build (or reuse) the UML kernel,
+# build the test module against it with the project's Kbuild, boot UML on a
+# read-only hostfs root, load the module, and hand only its KTAP output to
+# the kernel's own kunit.py parser.
+#
+#   scripts/kunit-uml.sh [normal|debug]
+#
+# Fails if a test fails, if fewer tests ran than the suite declares, or if
+# the console shows a BUG, WARNING, KASAN, lockdep or similar report.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+flavour=${1:-normal}
+kdir=$("$TW_ROOT/scripts/uml-kernel.sh" "$flavour")
+src=$(tw_kernel_source 6.12)
+work=$TW_CACHE/run/kunit-$flavour
+stage=$work/module
+mkdir -p "$work"
+
+tw_log "building the KUnit module against UML ($flavour)"
+tw_stage_module "$stage"
+if ! make -C "$kdir" ARCH=um M="$stage" W=1 modules >"$work/build.log" 2>&1; then
+	cat "$work/build.log" >&2
+	tw_die "module build failed"
+fi
+if grep -E 'warning:|error:' "$work/build.log" >&2; then
+	tw_die "the module build printed warnings"
+fi
+
+cat >"$work/init.sh" <<INIT
+#!/bin/sh
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+echo TW-KTAP-BEGIN >/dev/kmsg
+insmod $stage/timingwheel_kunit.ko ${TW_SEED:+seed=$TW_SEED}
+echo TW-KTAP-END >/dev/kmsg
+rmmod timingwheel_kunit
+poweroff -f
+INIT
+chmod +x "$work/init.sh"
+
+tw_log "booting UML ($flavour)"
+timeout 1200 "$kdir/linux" mem=1G rootfstype=hostfs rootflags=/ ro \
+	init="$work/init.sh" printk.time=0 panic=-1 </dev/null >"$work/console.log" 2>&1 || true
+
+sed -n '/TW-KTAP-BEGIN/,/TW-KTAP-END/p' "$work/console.log" |
+	sed -n '/^KTAP version/,$p' | grep -v TW-KTAP-END >"$work/ktap.log" || true
+
+"$TW_ROOT/scripts/kunit-verdict.sh" "$work/ktap.log" "$work/console.log" "UML $flavour"

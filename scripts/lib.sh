@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for the timingwheel scripts: the artifact cache, package
+# installation and kernel source lookup.  Source it; do not run it.
+
+TW_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# Slow artifacts (kernel trees, UML builds, kernel images) live outside the
+# repository so that a fresh clone reuses them.
+TW_CACHE=${TW_CACHE:-/var/cache/timingwheel}
+TW_JOBS=${TW_JOBS:-$(nproc)}
+
+tw_log() { printf '[tw] %s\n' "$*" >&2; }
+tw_die() { printf '[tw] error: %s\n' "$*" >&2; exit 1; }
+
+# tw_need PKG...: install the Debian packages that are missing, quietly.
+tw_need() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	[ "$(id -u)" -eq 0 ] || tw_die "need root to install: ${missing[*]}"
+	tw_log "installing: ${missing[*]}"
+	if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+		"${missing[@]}" >"$TW_CACHE/apt.log" 2>&1; then
+		apt-get update -q >>"$TW_CACHE/apt.log" 2>&1
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+			"${missing[@]}" >>"$TW_CACHE/apt.log" 2>&1 ||
+			{ tail -n 20 "$TW_CACHE/apt.log" >&2; tw_die "apt-get install failed"; }
+	fi
+}
+
+# The packages every kernel build here needs.
+tw_need_kbuild() {
+	tw_need build-essential bc bison flex libelf-dev libssl-dev python3 \
+		xz-utils kmod cpio rsync
+}
+
+# tw_kernel_source VER: unpack Debian's linux-source-VER once and print the tree.
+tw_kernel_source() {
+	local ver=$1 tarball tree
+	tw_need "linux-source-$ver"
+	tarball=/usr/src/linux-source-$ver.tar.xz
+	[ -f "$tarball" ] || tw_die "$tarball missing"
+	tree=$TW_CACHE/src/linux-source-$ver-$(dpkg-query -W -f='${Version}' "linux-source-$ver")
+	if [ ! -f "$tree/.tw-unpacked" ]; then
+		tw_log "unpacking $tarball"
+		rm -rf "$tree" && mkdir -p "$tree"
+		tar -xJf "$tarball" -C "$tree" --strip-components=1
+		touch "$tree/.tw-unpacked"
+	fi
+	echo "$tree"
+}
+
+# tw_stage_module DIR: copy the module sources to DIR so that kbuild's objects
+# never land in the repository (6.12 has no MO=).
+tw_stage_module() {
+	mkdir -p "$1"
+	(cd "$TW_ROOT" && rsync -a Kbuild ./*.c ./*.h include "$1/")
+}
+
+mkdir -p "$TW_CACHE"

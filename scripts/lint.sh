@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Kernel style and static checks: checkpatch.pl --strict over every C file
+# and header, then a W=1 build and a sparse (C=2) pass that must print
+# nothing but kbuild's own progress lines.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+tw_need_kbuild
+tw_need sparse
+src=$(tw_kernel_source 6.12)
+status=0
+
+mapfile -t files < <(cd "$TW_ROOT" && git ls-files -co --exclude-standard '*.c' '*.h')
+tw_log "checkpatch --strict on ${#files[@]} files"
+if (cd "$TW_ROOT" && perl "$src/scripts/checkpatch.pl" --no-tree --strict --terse \
+	--show-types -f "${files[@]}") >"$TW_CACHE/checkpatch.log" 2>&1; then
+	tw_log "checkpatch: clean"
+else
+	grep -E 'ERROR|WARNING|CHECK' "$TW_CACHE/checkpatch.log" >&2
+	tw_log "checkpatch: findings above"
+	status=1
+fi
+
+# lint_build NAME KDIR [MAKE ARGS...]: W=1 and C=2 builds against one tree.
+lint_build() {
+	local name=$1 kdir=$2 stage=$TW_CACHE/run/lint-$1
+	shift 2
+	rm -rf "$stage"
+	tw_stage_module "$stage"
+	if ! make -C "$kdir" "$@" M="$stage" W=1 C=2 modules >"$stage.log" 2>&1 ||
+		grep -vE '^\s*(CC|LD|MODPOST|CHECK|AR|LDS|BTF|Skipping)\b|^make(\[[0-9]+\])?: (Entering|Leaving)' \
+			"$stage.log" | grep -q .; then
+		cat "$stage.log" >&2
+		tw_log "W=1 + sparse build against $name: not clean"
+		return 1
+	fi
+	tw_log "W=1 + sparse build against $name: clean ($(grep -c '^\s*CHECK' "$stage.log") files checked)"
+}
+
+lint_build uml-6.12 "$("$TW_ROOT/scripts/uml-kernel.sh" normal)" ARCH=um || status=1
+exit $status

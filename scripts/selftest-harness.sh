@@ -1,0 +1,75 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Test the test harness: the verdict on a KUnit run must fail on a failed
+# test, on a run of zero tests, on fewer tests than declared, and on a
+# console holding a KASAN, lockdep or WARNING report; and pass a clean run.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+declared=$("$TW_ROOT/scripts/kunit-count.sh")
+failures=0
+
+# ktap N [not-ok-index]: a one-suite KTAP log of N cases.
+ktap() {
+	local n=$1 bad=${2:-0} i
+	printf 'KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: selftest\n    1..%d\n' "$n"
+	for ((i = 1; i <= n; i++)); do
+		if [ "$i" -eq "$bad" ]; then
+			printf '    not ok %d case_%d\n' "$i" "$i"
+		else
+			printf '    ok %d case_%d\n' "$i" "$i"
+		fi
+	done
+	[ "$n" -gt 0 ] && [ "$bad" -eq 0 ] && echo 'ok 1 selftest' || echo 'not ok 1 selftest'
+}
+
+printf 'Linux version 6.12\nrandom: crng init done\nreboot: Power down\n' >"$tmp/clean.log"
+{
+	cat "$tmp/clean.log"
+	echo '=================================================================='
+	echo 'BUG: KASAN: slab-use-after-free in tw_advance+0x1c/0x90 [timingwheel]'
+	echo 'Read of size 8 at addr 000000006a1b2c30 by task insmod/27'
+} >"$tmp/kasan.log"
+{
+	cat "$tmp/clean.log"
+	echo 'WARNING: possible circular locking dependency detected'
+} >"$tmp/lockdep.log"
+{
+	cat "$tmp/clean.log"
+	echo 'WARNING: CPU: 0 PID: 1 at kernel/time/hrtimer.c:1234 hrtimer_start+0x1/0x2'
+} >"$tmp/warning.log"
+
+# expect VERDICT NAME KTAP CONSOLE
+expect() {
+	local want=$1 name=$2 got
+	"$TW_ROOT/scripts/kunit-verdict.sh" "$3" "$4" "selftest $name" >"$tmp/out" 2>&1
+	[ $? -eq 0 ] && got=pass || got=fail
+	if [ "$got" = "$want" ]; then
+		tw_log "harness self-test: $name -> $got, as it must"
+	else
+		tw_log "harness self-test: $name -> $got, but must $want"
+		cat "$tmp/out" >&2
+		failures=$((failures + 1))
+	fi
+}
+
+ktap "$declared" >"$tmp/all.ktap"
+ktap 0 >"$tmp/zero.ktap"
+ktap $((declared - 1)) >"$tmp/short.ktap"
+ktap "$declared" 3 >"$tmp/failed.ktap"
+printf 'KTAP version 1\n1..0\n' >"$tmp/boot.ktap"
+
+expect pass "clean run of $declared tests" "$tmp/all.ktap" "$tmp/clean.log"
+expect fail "KASAN report on the console" "$tmp/all.ktap" "$tmp/kasan.log"
+expect fail "lockdep report on the console" "$tmp/all.ktap" "$tmp/lockdep.log"
+expect fail "WARNING on the console" "$tmp/all.ktap" "$tmp/warning.log"
+expect fail "a failed test" "$tmp/failed.ktap" "$tmp/clean.log"
+expect fail "zero tests" "$tmp/zero.ktap" "$tmp/clean.log"
+expect fail "the boot-time empty KTAP block" "$tmp/boot.ktap" "$tmp/clean.log"
+expect fail "fewer tests than declared" "$tmp/short.ktap" "$tmp/clean.log"
+expect fail "no KTAP at all" /dev/null "$tmp/clean.log"
+
+[ $failures -eq 0 ] || { tw_log "harness self-test: $failures verdicts wrong"; exit 1; }
+tw_log "harness self-test: all verdicts right"

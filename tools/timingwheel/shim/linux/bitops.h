@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _TW_SHIM_BITOPS_H
+#define _TW_SHIM_BITOPS_H
+
+#include <linux/bits.h>
+#include <linux/types.h>
+
+static inline unsigned int __ffs64(u64 word)
+{
+	return __builtin_ctzll(word);
+}
+
+#endif

@@ -1,0 +1,550 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Hierarchical timing wheel (Varghese & Lauck, scheme 7), exact to the tick.
+ *
+ * Time is a 64-bit count of ticks; what a tick is belongs to the caller.  The
+ * wheel has up to TW_MAX_LEVELS levels of at most 64 slots.  Level 0 has one
+ * tick per slot; every slot of level n spans all the slots of level n - 1:
+ *
+ *   level  bits  shift  slot spans       range ahead (default layout)
+ *     0     6      0    1 tick           64 ticks
+ *     1     6      6    64 ticks         4096 ticks
+ *     2     6     12    4096 ticks       2^18 ticks
+ *    ...
+ *     7     6     42    2^42 ticks       2^48 ticks
+ *
+ * A timer due at tick T goes to the lowest level n whose window still holds
+ * it, that is where (T >> shift[n]) - (now >> shift[n]) < 2^bits[n], into
+ * slot (T >> shift[n]) & (2^bits[n] - 1).  The windows slide with @now, so
+ * the wheel accepts every tick below
+ *
+ *   ((now >> shift[top]) + 2^bits[top]) << shift[top]
+ *
+ * which is at least 2^total_bits - 2^shift[top] ticks ahead.  A timer further
+ * out is refused with -ERANGE rather than clamped: firing it at the wrong
+ * time silently would be worse than telling the caller.
+ *
+ * Lazy radix sort.  A timer on level n > 0 stays where it is until its slot
+ * becomes the current one, at tick T rounded down to a multiple of
+ * 2^shift[n].  Then every timer of that slot is placed again by the rule
+ * above; T now agrees with @now on all bits of level n and up, so each lands
+ * on a lower level.  This is the cascade the kernel's own wheel gave up in
+ * 4.8 in exchange for up to 12.5% of lateness; here a timer fires in the
+ * advance that reaches exactly its tick, never earlier and never later.  A
+ * timer is moved at most once per level below the one it started on, and
+ * most timers are stopped long before that (see tw_start_range() for picking
+ * a tick that needs a single move).
+ *
+ * Invariant between calls: the slot @now falls into is empty on every level.
+ * Placement keeps it (a timer on level n > 0 is at least one slot ahead, and
+ * a timer due at or before @now goes to the overdue list instead), and
+ * tw_advance() empties each slot as it becomes current.
+ *
+ * Occupancy.  Each level keeps a 64-bit map of its non-empty slots, the
+ * counterpart of the kernel wheel's pending_map.  The next tick at which a
+ * level has work is one rotate and one find-first-set away, so finding the
+ * next event costs O(levels) and advancing over a long idle gap costs one
+ * such search per occupied slot passed, independent of the ticks passed.
+ *
+ * Costs, for L levels: start O(L) (to pick the level), stop O(1), next
+ * event O(L), advance O(L) per occupied slot reached plus O(1) per timer
+ * fired or cascaded.  Memory: the wheel is a fixed ~5 KiB, a timer 32 bytes.
+ *
+ * Expiry.  tw_advance() collects the timers due at each tick it reaches into
+ * an expired list and hands them to the caller's callback one at a time, each
+ * unlinked first, so the callback may start or stop any timer, the one it was
+ * given included.  A budget bounds the number of callbacks per call; when it
+ * runs out the wheel stays at the tick being expired and the next call
+ * resumes there.  Timers started at or before @now, from a callback or not,
+ * wait on an overdue list and fire in the next call, so a callback that
+ * re-arms its timer for "now" cannot make one call loop forever.
+ *
+ * Nothing here allocates, sleeps, locks or reads a clock; the caller
+ * serialises all calls on one wheel.
+ */
+
+#include <linux/bitops.h>
+#include <linux/errno.h>
+
+#include "tw_core.h"
+
+static inline unsigned int tw_level_slots(const struct tw_wheel *w,
+					  unsigned int lvl)
+{
+	return 1U << w->bits[lvl];
+}
+
+static inline struct hlist_head *tw_slot(struct tw_wheel *w, unsigned int lvl,
+					 unsigned int idx)
+{
+	return &w->slots[lvl * TW_LEVEL_SLOTS + idx];
+}
+
+/* Index of the slot that tick @t falls into on level @lvl. */
+static inline unsigned int tw_slot_index(const struct tw_wheel *w,
+					 unsigned int lvl, u64 t)
+{
+	return (t >> w->shift[lvl]) & (tw_level_slots(w, lvl) - 1);
+}
+
+/*
+ * The lowest level whose window, seen from tick @from, holds @expires
+ * (>= @from); w->nr_levels if none does.
+ */
+static unsigned int tw_level_for(const struct tw_wheel *w, u64 from,
+				 u64 expires)
+{
+	unsigned int lvl;
+
+	for (lvl = 0; lvl < w->nr_levels; lvl++) {
+		unsigned int s = w->shift[lvl];
+
+		if ((expires >> s) - (from >> s) < tw_level_slots(w, lvl))
+			break;
+	}
+	return lvl;
+}
+
+static void tw_enqueue(struct tw_wheel *w, struct tw_timer *t,
+		       unsigned int lvl)
+{
+	unsigned int idx = tw_slot_index(w, lvl, t->expires);
+
+	hlist_add_head(&t->entry, tw_slot(w, lvl, idx));
+	w->pending_map[lvl] |= BIT_ULL(idx);
+	t->slot = lvl * TW_LEVEL_SLOTS + idx;
+}
+
+/**
+ * tw_init - set up an empty wheel
+ * @wheel:      the wheel
+ * @level_bits: log2 of the slots of each level, 1..6; NULL for the default
+ * @nr_levels:  number of entries in @level_bits, 1..TW_MAX_LEVELS
+ * @now:        the tick the wheel starts at, below TW_MAX_TICK
+ *
+ * Return: 0, or -EINVAL for a layout the wheel cannot represent (more than
+ * TW_MAX_TOTAL_BITS bits in all) or a start tick out of range.
+ */
+int tw_init(struct tw_wheel *wheel, const u8 *level_bits,
+	    unsigned int nr_levels, u64 now)
+{
+	unsigned int lvl, shift = 0;
+
+	if (!level_bits)
+		nr_levels = TW_DEFAULT_LEVELS;
+	if (nr_levels < 1 || nr_levels > TW_MAX_LEVELS || now >= TW_MAX_TICK)
+		return -EINVAL;
+
+	for (lvl = 0; lvl < nr_levels; lvl++) {
+		u8 bits = level_bits ? level_bits[lvl] : TW_DEFAULT_LEVEL_BITS;
+
+		if (bits < 1 || bits > TW_MAX_LEVEL_BITS)
+			return -EINVAL;
+		wheel->bits[lvl] = bits;
+		wheel->shift[lvl] = shift;
+		shift += bits;
+	}
+	if (shift > TW_MAX_TOTAL_BITS)
+		return -EINVAL;
+
+	wheel->nr_levels = nr_levels;
+	wheel->now = now;
+	wheel->nr_pending = 0;
+	wheel->nr_fired = 0;
+	wheel->nr_cascades = 0;
+	INIT_HLIST_HEAD(&wheel->overdue);
+	INIT_HLIST_HEAD(&wheel->expired);
+	for (lvl = 0; lvl < TW_MAX_LEVELS; lvl++)
+		wheel->pending_map[lvl] = 0;
+	for (lvl = 0; lvl < TW_MAX_LEVELS * TW_LEVEL_SLOTS; lvl++)
+		INIT_HLIST_HEAD(&wheel->slots[lvl]);
+	return 0;
+}
+
+/**
+ * tw_max_expiry - the first tick the wheel cannot hold right now
+ * @wheel: the wheel
+ *
+ * tw_start() accepts expiries strictly below this.  It grows as the wheel
+ * advances, one top-level slot at a time, up to TW_MAX_TICK.
+ */
+u64 tw_max_expiry(const struct tw_wheel *wheel)
+{
+	unsigned int top = wheel->nr_levels - 1;
+	unsigned int s = wheel->shift[top];
+	u64 max = ((wheel->now >> s) + tw_level_slots(wheel, top)) << s;
+
+	return max < TW_MAX_TICK ? max : TW_MAX_TICK;
+}
+
+/**
+ * tw_start - start a timer
+ * @wheel:   the wheel
+ * @timer:   an initialised timer that is not pending
+ * @expires: the tick it fires at
+ *
+ * A timer due at or before the current tick fires on the next tw_advance().
+ *
+ * Return: 0; -EBUSY if @timer is already pending (stop it first); -ERANGE if
+ * @expires is at or beyond tw_max_expiry().
+ */
+int tw_start(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires)
+{
+	unsigned int lvl;
+
+	if (tw_timer_pending(timer))
+		return -EBUSY;
+
+	timer->expires = expires;
+	if (expires <= wheel->now) {
+		hlist_add_head(&timer->entry, &wheel->overdue);
+		timer->slot = TW_NO_SLOT;
+	} else {
+		lvl = tw_level_for(wheel, wheel->now, expires);
+		if (lvl == wheel->nr_levels || expires >= TW_MAX_TICK)
+			return -ERANGE;
+		tw_enqueue(wheel, timer, lvl);
+	}
+	wheel->nr_pending++;
+	return 0;
+}
+
+/**
+ * tw_stop - stop a timer
+ * @wheel: the wheel
+ * @timer: the timer
+ *
+ * O(1): the timer is unlinked from wherever it waits.
+ *
+ * Return: true if the timer was pending, false if it was not (never
+ * started, already fired or already stopped), in which case nothing changes.
+ */
+bool tw_stop(struct tw_wheel *wheel, struct tw_timer *timer)
+{
+	if (!tw_timer_pending(timer))
+		return false;
+
+	hlist_del_init(&timer->entry);
+	/*
+	 * A timer on the expired list still names the level-0 slot it was
+	 * collected from.  That slot stays empty until the expired list is
+	 * drained, so clearing its bit when it is empty is right in both cases:
+	 * the map bit always ends up equal to "slot is non-empty".
+	 */
+	if (timer->slot != TW_NO_SLOT &&
+	    hlist_empty(&wheel->slots[timer->slot]))
+		wheel->pending_map[timer->slot / TW_LEVEL_SLOTS] &=
+			~BIT_ULL(timer->slot % TW_LEVEL_SLOTS);
+	wheel->nr_pending--;
+	return true;
+}
+
+/* Rotate the low @n bits of @map right by @r (0 <= @r < @n <= 64). */
+static inline u64 tw_rotate(u64 map, unsigned int r, unsigned int n)
+{
+	u64 mask = n < 64 ? BIT_ULL(n) - 1 : ~0ULL;
+
+	if (!r)
+		return map;
+	return ((map >> r) | (map << (n - r))) & mask;
+}
+
+/*
+ * The first tick after @now at which an occupied slot of level @lvl becomes
+ * current, or TW_NO_EVENT.  The current slot is empty by the invariant, so
+ * the search starts one slot ahead of it.
+ */
+static u64 tw_level_next(const struct tw_wheel *w, unsigned int lvl)
+{
+	unsigned int n = tw_level_slots(w, lvl), s = w->shift[lvl];
+	unsigned int ahead = (tw_slot_index(w, lvl, w->now) + 1) % n;
+	u64 map = w->pending_map[lvl];
+
+	if (!map)
+		return TW_NO_EVENT;
+	/* Bit 0 of the rotated map is the slot one ahead of now. */
+	map = tw_rotate(map, ahead, n);
+	return ((w->now >> s) + __ffs64(map) + 1) << s;
+}
+
+/* The earliest tick level @lvl can have work at: its next slot boundary. */
+static u64 tw_level_horizon(const struct tw_wheel *w, unsigned int lvl)
+{
+	unsigned int s = w->shift[lvl];
+
+	return ((w->now >> s) + 1) << s;
+}
+
+/*
+ * The next tick in (now, @limit] at which a slot becomes current, or
+ * TW_NO_EVENT.  Levels are searched from the bottom; a level whose next slot
+ * boundary is past the best tick so far, or past @limit, cannot do better,
+ * and neither can any level above it, so the search stops there.
+ */
+static u64 tw_next_slot_event(const struct tw_wheel *w, u64 limit)
+{
+	u64 best = TW_NO_EVENT;
+	unsigned int lvl;
+
+	for (lvl = 0; lvl < w->nr_levels; lvl++) {
+		u64 horizon = tw_level_horizon(w, lvl);
+		u64 t;
+
+		if (horizon >= best || horizon > limit)
+			break;
+		t = tw_level_next(w, lvl);
+		if (t < best)
+			best = t;
+	}
+	return best <= limit ? best : TW_NO_EVENT;
+}
+
+/**
+ * tw_next_event - the next tick at which tw_advance() has work
+ * @wheel: the wheel
+ * @limit: do not look past this tick
+ *
+ * The tick returned is a lower bound on the next expiry, exact when the
+ * earliest work is on level 0.  When it comes from a higher level it is the
+ * tick at which that level's slot cascades: no timer fires before it, and
+ * advancing to it makes progress (a cascade or an expiry).  A caller that
+ * sleeps until this tick never oversleeps an expiry.  Cost: O(levels), less
+ * with a tight @limit.
+ *
+ * Return: @wheel->now if timers are due and waiting, else that tick, or
+ * TW_NO_EVENT if there is no work at or before @limit.
+ */
+u64 tw_next_event(const struct tw_wheel *wheel, u64 limit)
+{
+	if (tw_has_due(wheel))
+		return wheel->now;
+	return tw_next_slot_event(wheel, limit);
+}
+
+/* The earliest expiry among the timers of one slot. */
+static u64 tw_slot_min(const struct hlist_head *head)
+{
+	const struct hlist_node *n;
+	u64 min = TW_NO_EVENT;
+
+	for (n = head->first; n; n = n->next) {
+		u64 t = hlist_entry(n, struct tw_timer, entry)->expires;
+
+		if (t < min)
+			min = t;
+	}
+	return min;
+}
+
+/**
+ * tw_next_expiry - the exact tick of the earliest pending timer
+ * @wheel: the wheel
+ *
+ * Unlike tw_next_event() this looks inside the first occupied slot of each
+ * level that could hold the earliest timer, so it costs O(levels) plus the
+ * length of those slots.  Meant for queries, not for the expiry path.
+ *
+ * Return: @wheel->now if timers are due and waiting, the tick of the earliest
+ * pending timer, or TW_NO_EVENT if there is none.
+ */
+u64 tw_next_expiry(const struct tw_wheel *wheel)
+{
+	u64 best = TW_NO_EVENT;
+	unsigned int lvl;
+
+	if (tw_has_due(wheel))
+		return wheel->now;
+
+	for (lvl = 0; lvl < wheel->nr_levels; lvl++) {
+		u64 t;
+
+		if (tw_level_horizon(wheel, lvl) >= best)
+			break;
+		t = tw_level_next(wheel, lvl);
+		if (t == TW_NO_EVENT)
+			continue;
+		if (lvl > 0)
+			t = tw_slot_min(&wheel->slots[lvl * TW_LEVEL_SLOTS +
+					tw_slot_index(wheel, lvl, t)]);
+		if (t < best)
+			best = t;
+	}
+	return best;
+}
+
+/*
+ * Place again every timer of level @lvl's current slot.  Each lands on a
+ * lower level, or in level 0's current slot if it is due right now.
+ */
+static void tw_cascade(struct tw_wheel *w, unsigned int lvl)
+{
+	unsigned int idx = tw_slot_index(w, lvl, w->now);
+	struct hlist_head *head = tw_slot(w, lvl, idx);
+
+	while (!hlist_empty(head)) {
+		struct tw_timer *t = hlist_entry(head->first, struct tw_timer, entry);
+
+		hlist_del(&t->entry);
+		tw_enqueue(w, t, tw_level_for(w, w->now, t->expires));
+		w->nr_cascades++;
+	}
+	w->pending_map[lvl] &= ~BIT_ULL(idx);
+}
+
+/* Cascade the upper levels at @wheel->now and collect what is due there. */
+static void tw_collect(struct tw_wheel *w)
+{
+	unsigned int lvl, idx;
+
+	for (lvl = w->nr_levels - 1; lvl > 0; lvl--)
+		if (w->pending_map[lvl] & BIT_ULL(tw_slot_index(w, lvl, w->now)))
+			tw_cascade(w, lvl);
+
+	idx = tw_slot_index(w, 0, w->now);
+	if (w->pending_map[0] & BIT_ULL(idx)) {
+		hlist_move_list(tw_slot(w, 0, idx), &w->expired);
+		w->pending_map[0] &= ~BIT_ULL(idx);
+	}
+}
+
+/*
+ * Hand the expired timers to @fn while *@left allows.  Return false if it
+ * ran out with timers left.
+ */
+static bool tw_run_expired(struct tw_wheel *w, unsigned int *left,
+			   tw_expire_fn fn, void *data)
+{
+	while (!hlist_empty(&w->expired)) {
+		struct tw_timer *t;
+
+		if (!*left)
+			return false;
+		if (*left != TW_NO_BUDGET)
+			(*left)--;
+		t = hlist_entry(w->expired.first, struct tw_timer, entry);
+		hlist_del_init(&t->entry);
+		t->slot = TW_NO_SLOT;
+		w->nr_pending--;
+		w->nr_fired++;
+		fn(t, data);
+	}
+	return true;
+}
+
+/**
+ * tw_advance - move the wheel's clock forward and fire what is due
+ * @wheel:  the wheel
+ * @target: the tick to advance to; a tick at or before now only fires
+ *          the timers that are already due
+ * @budget: fire at most this many timers in this call (TW_NO_BUDGET: all)
+ * @fn:     called for each expired timer, already unlinked
+ * @data:   passed to @fn
+ *
+ * Every timer due at or before @target fires exactly once, in the first
+ * advance that reaches its tick.  If the budget runs out, the wheel stops at
+ * the tick it was expiring (tw_has_due() is then true) and a later call,
+ * with any @target, resumes there before moving on.  A timer a callback
+ * starts for a tick in (now, @target] fires in this same call; one started
+ * at or before now waits for the next call.
+ *
+ * Return: the number of timers fired.
+ */
+unsigned int tw_advance(struct tw_wheel *wheel, u64 target,
+			unsigned int budget, tw_expire_fn fn, void *data)
+{
+	u64 fired = wheel->nr_fired;
+	unsigned int left = budget;
+
+	if (target >= TW_MAX_TICK)
+		target = TW_MAX_TICK - 1;
+
+	if (!tw_run_expired(wheel, &left, fn, data))
+		goto out;
+	/* Timers started since the last call, due by now, go first. */
+	hlist_move_list(&wheel->overdue, &wheel->expired);
+
+	while (tw_run_expired(wheel, &left, fn, data) && wheel->now < target) {
+		u64 next = tw_next_slot_event(wheel, target);
+
+		if (next == TW_NO_EVENT) {
+			wheel->now = target;
+			break;
+		}
+		wheel->now = next;
+		tw_collect(wheel);
+	}
+out:
+	return wheel->nr_fired - fired;
+}
+
+/**
+ * tw_cascades_needed - how often a timer would be moved before it fires
+ * @wheel:   the wheel
+ * @expires: a tick below tw_max_expiry()
+ *
+ * Return: the number of cascades a timer started now for @expires goes
+ * through before it fires (0 if it starts on level 0 or is already due).
+ */
+unsigned int tw_cascades_needed(const struct tw_wheel *wheel, u64 expires)
+{
+	unsigned int lvl, moves = 0;
+	u64 at = wheel->now;
+
+	if (expires <= at)
+		return 0;
+	lvl = tw_level_for(wheel, at, expires);
+	while (lvl > 0 && lvl < wheel->nr_levels) {
+		at = expires & ~(((u64)1 << wheel->shift[lvl]) - 1);
+		moves++;
+		lvl = tw_level_for(wheel, at, expires);
+	}
+	return moves;
+}
+
+/**
+ * tw_start_range - start a timer anywhere in [@lo, @hi], cheaply
+ * @wheel: the wheel
+ * @timer: an initialised timer that is not pending
+ * @lo:    the earliest acceptable tick
+ * @hi:    the latest acceptable tick
+ *
+ * Picks, among @lo and @lo rounded up to each level's slot size, the tick in
+ * range that needs the fewest cascades, the earliest of those on a tie.  A
+ * tick aligned to a slot of level n leaves level n in one move and fires on
+ * arrival, so a wide range costs at most one cascade; a range reaching level
+ * 0 costs none.
+ *
+ * Return: as tw_start(); -EINVAL if @lo > @hi.  @hi beyond the wheel's range
+ * is cut to it; @lo beyond it is -ERANGE.
+ */
+int tw_start_range(struct tw_wheel *wheel, struct tw_timer *timer,
+		   u64 lo, u64 hi)
+{
+	u64 best = lo, max = tw_max_expiry(wheel) - 1;
+	unsigned int lvl, cost;
+
+	if (tw_timer_pending(timer))
+		return -EBUSY;
+	if (lo > hi)
+		return -EINVAL;
+	if (lo > max)
+		return -ERANGE;
+	if (hi > max)
+		hi = max;
+
+	cost = tw_cascades_needed(wheel, lo);
+	for (lvl = 1; lvl < wheel->nr_levels && cost; lvl++) {
+		u64 mask = ((u64)1 << wheel->shift[lvl]) - 1;
+		u64 t = (lo + mask) & ~mask;
+		unsigned int c;
+
+		if (t > hi)
+			break;
+		c = tw_cascades_needed(wheel, t);
+		if (c < cost) {
+			best = t;
+			cost = c;
+		}
+	}
+	return tw_start(wheel, timer, best);
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Hierarchical timing wheel: the interface.  See tw_core.c for the design.
+ *
+ * The wheel owns no memory and takes no lock: the caller embeds a struct
+ * tw_timer in its own object, serialises every call on one wheel, and drives
+ * time by advancing the wheel to a tick.
+ */
+#ifndef _TW_CORE_H
+#define _TW_CORE_H
+
+#include <linux/bits.h>
+#include <linux/types.h>
+#include <linux/limits.h>
+#include <linux/list.h>
+
+/* Each level has at most 64 slots so that its occupancy fits one u64. */
+#define TW_MAX_LEVEL_BITS	6
+#define TW_LEVEL_SLOTS		BIT(TW_MAX_LEVEL_BITS)
+#define TW_MAX_LEVELS		10
+/* Ticks stay below 2^63 so that no range computation can overflow. */
+#define TW_MAX_TICK		((u64)1 << 63)
+#define TW_MAX_TOTAL_BITS	60
+
+/* The default layout: 8 levels of 64 slots, 48 bits of range. */
+#define TW_DEFAULT_LEVELS	8
+#define TW_DEFAULT_LEVEL_BITS	6
+
+/* tw_next_event() and tw_next_expiry() return this when nothing is due. */
+#define TW_NO_EVENT		U64_MAX
+/* tw_advance() with this budget fires every timer that is due. */
+#define TW_NO_BUDGET		UINT_MAX
+
+/* tw_timer.slot of a timer that is not in a wheel slot (see tw_stop()). */
+#define TW_NO_SLOT		U32_MAX
+
+/**
+ * struct tw_timer - a timer node, embedded in the caller's object
+ * @entry:   link in a slot, the overdue list or the expired list
+ * @expires: the tick at which the timer fires
+ * @slot:    index into tw_wheel.slots, or TW_NO_SLOT
+ *
+ * Initialise with tw_timer_init() before first use; after that the wheel
+ * owns every field while the timer is pending.
+ */
+struct tw_timer {
+	struct hlist_node	entry;
+	u64			expires;
+	u32			slot;
+};
+
+/**
+ * struct tw_wheel - a hierarchical timing wheel
+ * @now:         the last tick the wheel was advanced to
+ * @pending_map: per level, bit s is set iff slot s of that level is non-empty
+ * @overdue:     timers started at or before @now; they fire on the next advance
+ * @expired:     timers collected for firing that a budget held back
+ * @nr_pending:  timers started and neither fired nor stopped
+ * @nr_fired:    timers handed to the expiry callback, ever
+ * @nr_cascades: timers moved from a level to a lower one, ever
+ * @nr_levels:   levels in use
+ * @bits:        log2 of the number of slots of each level
+ * @shift:       log2 of the ticks one slot of each level spans
+ * @slots:       TW_LEVEL_SLOTS list heads per level, level after level
+ */
+struct tw_wheel {
+	u64			now;
+	u64			pending_map[TW_MAX_LEVELS];
+	struct hlist_head	overdue;
+	struct hlist_head	expired;
+	u64			nr_pending;
+	u64			nr_fired;
+	u64			nr_cascades;
+	u8			nr_levels;
+	u8			bits[TW_MAX_LEVELS];
+	u8			shift[TW_MAX_LEVELS];
+	struct hlist_head	slots[TW_MAX_LEVELS * TW_LEVEL_SLOTS];
+};
+
+/* Called once per expired timer; it may start or stop any timer of the wheel. */
+typedef void (*tw_expire_fn)(struct tw_timer *timer, void *data);
+
+int tw_init(struct tw_wheel *wheel, const u8 *level_bits,
+	    unsigned int nr_levels, u64 now);
+int tw_start(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires);
+int tw_start_range(struct tw_wheel *wheel, struct tw_timer *timer,
+		   u64 lo, u64 hi);
+bool tw_stop(struct tw_wheel *wheel, struct tw_timer *timer);
+unsigned int tw_advance(struct tw_wheel *wheel, u64 target,
+			unsigned int budget, tw_expire_fn fn, void *data);
+u64 tw_next_event(const struct tw_wheel *wheel, u64 limit);
+u64 tw_next_expiry(const struct tw_wheel *wheel);
+u64 tw_max_expiry(const struct tw_wheel *wheel);
+unsigned int tw_cascades_needed(const struct tw_wheel *wheel, u64 expires);
+
+static inline void tw_timer_init(struct tw_timer *timer)
+{
+	INIT_HLIST_NODE(&timer->entry);
+	timer->expires = 0;
+	timer->slot = TW_NO_SLOT;
+}
+
+/* True while the timer is in the wheel: started, not yet fired or stopped. */
+static inline bool tw_timer_pending(const struct tw_timer *timer)
+{
+	return !hlist_unhashed(&timer->entry);
+}
+
+/* True if timers are due at the current tick and wait for tw_advance(). */
+static inline bool tw_has_due(const struct tw_wheel *wheel)
+{
+	return !hlist_empty(&wheel->expired) || !hlist_empty(&wheel->overdue);
+}
+
+static inline u64 tw_now(const struct tw_wheel *wheel)
+{
+	return wheel->now;
+}
+
+#endif /* _TW_CORE_H */

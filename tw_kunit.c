@@ -1,0 +1,763 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the timing wheel in tw_core.c.
+ *
+ * The unit cases pin down each promise of the wheel at its edges: level
+ * boundaries and wrap-around, the range limit, stop before and after a
+ * cascade, callbacks that start and stop timers, budgets, next-event bounds
+ * and long idle jumps.  The model case replays a long random mix of
+ * operations against a plain array that knows, for every timer, the one
+ * tick it must fire at; it runs over several level layouts.  The scale case
+ * holds a million timers.
+ *
+ * The wheel is linked into this module directly rather than exported from
+ * timingwheel.ko: kbuild refuses one object in two modules, and the wheel
+ * has no business in the kernel's symbol table.
+ */
+
+#include <kunit/test.h>
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "tw_core.c"
+
+static unsigned long long seed;
+module_param(seed, ullong, 0444);
+MODULE_PARM_DESC(seed, "seed of the randomized cases (0: pick one)");
+
+/* A test timer remembers where and how often it fired. */
+struct tw_probe {
+	struct tw_timer	timer;
+	u64		fired_at;
+	unsigned int	fires;
+};
+
+struct tw_fixture {
+	struct kunit	*test;
+	struct tw_wheel	*wheel;
+	/* What the callback does beyond recording the expiry. */
+	void		(*action)(struct tw_fixture *fx, struct tw_probe *p);
+	struct tw_probe	*pair;
+	u64		period;
+	unsigned int	restarts;
+	unsigned int	errors;
+};
+
+static void tw_record(struct tw_timer *timer, void *data)
+{
+	struct tw_fixture *fx = data;
+	struct tw_probe *p = container_of(timer, struct tw_probe, timer);
+
+	KUNIT_EXPECT_FALSE(fx->test, tw_timer_pending(timer));
+	p->fired_at = fx->wheel->now;
+	p->fires++;
+	if (fx->action)
+		fx->action(fx, p);
+}
+
+static struct tw_fixture *tw_fixture_new(struct kunit *test, const u8 *bits,
+					 unsigned int nr_levels, u64 now)
+{
+	struct tw_fixture *fx = kunit_kzalloc(test, sizeof(*fx), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	fx->wheel = kunit_kzalloc(test, sizeof(*fx->wheel), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fx->wheel);
+	KUNIT_ASSERT_EQ(test, tw_init(fx->wheel, bits, nr_levels, now), 0);
+	fx->test = test;
+	return fx;
+}
+
+static struct tw_probe *tw_probes_new(struct kunit *test, unsigned int n)
+{
+	struct tw_probe *p = kunit_kcalloc(test, n, sizeof(*p), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	for (i = 0; i < n; i++)
+		tw_timer_init(&p[i].timer);
+	return p;
+}
+
+static unsigned int tw_fx_advance(struct tw_fixture *fx, u64 target)
+{
+	return tw_advance(fx->wheel, target, TW_NO_BUDGET, tw_record, fx);
+}
+
+static void tw_test_init_rejects_bad_layouts(struct kunit *test)
+{
+	static const u8 zero[] = { 6, 0, 6 }, wide[] = { 7 };
+	static const u8 sixty_six[] = { 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6 };
+	struct tw_wheel *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_EXPECT_EQ(test, tw_init(w, zero, 0, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, tw_init(w, zero, 3, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, tw_init(w, wide, 1, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, tw_init(w, sixty_six, 11, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, tw_init(w, NULL, 0, TW_MAX_TICK), -EINVAL);
+	KUNIT_EXPECT_EQ(test, tw_init(w, sixty_six, 10, 0), 0);
+	KUNIT_EXPECT_EQ(test, tw_init(w, NULL, 0, 5), 0);
+	KUNIT_EXPECT_EQ(test, w->nr_levels, TW_DEFAULT_LEVELS);
+	KUNIT_EXPECT_EQ(test, w->now, 5ULL);
+	/* The default layout reaches at least 2^36 ticks ahead. */
+	KUNIT_EXPECT_GE(test, tw_max_expiry(w) - w->now, 1ULL << 36);
+}
+
+/*
+ * Every distance around every level boundary, from start ticks that sit at,
+ * just before and just after slot and rotation boundaries: each timer fires
+ * in the advance that reaches its tick, not one tick before.
+ */
+static void tw_test_fires_exactly_at_level_boundaries(struct kunit *test)
+{
+	static const u64 starts[] = { 0, 1, 63, 64, 65, 4095, 4096, 262143,
+				      (1ULL << 42) - 1, (1ULL << 47) + 12345 };
+	static const s64 nudges[] = { -1, 0, 1 };
+	unsigned int si, lvl, ni;
+
+	for (si = 0; si < ARRAY_SIZE(starts); si++) {
+		for (lvl = 0; lvl <= TW_DEFAULT_LEVELS; lvl++) {
+			for (ni = 0; ni < ARRAY_SIZE(nudges); ni++) {
+				struct tw_fixture *fx;
+				struct tw_probe *p;
+				u64 delta, due;
+
+				delta = (1ULL << (6 * lvl)) + nudges[ni];
+				if (!delta)
+					continue;
+				fx = tw_fixture_new(test, NULL, 0, starts[si]);
+				p = tw_probes_new(test, 1);
+				due = starts[si] + delta;
+				if (due >= tw_max_expiry(fx->wheel)) {
+					KUNIT_EXPECT_EQ(test, tw_start(fx->wheel, &p->timer, due),
+							-ERANGE);
+					continue;
+				}
+				KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p->timer, due), 0);
+				KUNIT_EXPECT_EQ(test, tw_fx_advance(fx, due - 1), 0U);
+				KUNIT_EXPECT_EQ_MSG(test, p->fires, 0U,
+						    "start %llu due %llu", starts[si], due);
+				KUNIT_EXPECT_EQ(test, tw_fx_advance(fx, due), 1U);
+				KUNIT_EXPECT_EQ(test, p->fired_at, due);
+				KUNIT_EXPECT_EQ(test, fx->wheel->nr_pending, 0ULL);
+				KUNIT_EXPECT_EQ(test, tw_next_event(fx->wheel, U64_MAX),
+						TW_NO_EVENT);
+			}
+		}
+	}
+}
+
+/* Advancing one tick at a time across several level-0 rotations. */
+static void tw_test_wraps_around_level_zero(struct kunit *test)
+{
+	struct tw_fixture *fx = tw_fixture_new(test, NULL, 0, 60);
+	struct tw_probe *p = tw_probes_new(test, 200);
+	unsigned int i;
+	u64 t;
+
+	for (i = 0; i < 200; i++)
+		KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[i].timer, 61 + i), 0);
+	for (t = 61; t < 61 + 200; t++) {
+		KUNIT_EXPECT_EQ(test, tw_fx_advance(fx, t), 1U);
+		KUNIT_EXPECT_EQ(test, p[t - 61].fired_at, t);
+	}
+	KUNIT_EXPECT_EQ(test, fx->wheel->nr_fired, 200ULL);
+}
+
+static void tw_test_range_limit(struct kunit *test)
+{
+	static const u8 small[] = { 4, 4 };
+	struct tw_fixture *fx = tw_fixture_new(test, small, 2, 100);
+	struct tw_probe *p = tw_probes_new(test, 3);
+	u64 max = tw_max_expiry(fx->wheel);
+
+	/* Level 1 spans 16 ticks a slot; seen from 100 the window ends at 352. */
+	KUNIT_EXPECT_EQ(test, max, 352ULL);
+	KUNIT_EXPECT_EQ(test, tw_start(fx->wheel, &p[0].timer, max), -ERANGE);
+	KUNIT_EXPECT_FALSE(test, tw_timer_pending(&p[0].timer));
+	KUNIT_EXPECT_EQ(test, tw_start(fx->wheel, &p[0].timer, U64_MAX), -ERANGE);
+	KUNIT_EXPECT_EQ(test, fx->wheel->nr_pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, tw_start(fx->wheel, &p[1].timer, max - 1), 0);
+	/* The range slides with the clock. */
+	tw_fx_advance(fx, 116);
+	KUNIT_EXPECT_EQ(test, tw_max_expiry(fx->wheel), max + 16);
+	KUNIT_EXPECT_EQ(test, tw_start(fx->wheel, &p[0].timer, max), 0);
+	tw_fx_advance(fx, max);
+	KUNIT_EXPECT_EQ(test, p[0].fired_at, max);
+	KUNIT_EXPECT_EQ(test, p[1].fired_at, max - 1);
+	KUNIT_EXPECT_EQ(test, tw_start(fx->wheel, &p[1].timer, 0), 0);
+	KUNIT_EXPECT_EQ(test, tw_start(fx->wheel, &p[1].timer, 1), -EBUSY);
+}
+
+static void tw_test_many_timers_one_tick(struct kunit *test)
+{
+	struct tw_fixture *fx = tw_fixture_new(test, NULL, 0, 0);
+	struct tw_probe *p = tw_probes_new(test, 1000);
+	unsigned int i;
+
+	for (i = 0; i < 1000; i++)
+		KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[i].timer, 300000), 0);
+	KUNIT_EXPECT_EQ(test, fx->wheel->nr_pending, 1000ULL);
+	KUNIT_EXPECT_EQ(test, tw_fx_advance(fx, 299999), 0U);
+	KUNIT_EXPECT_EQ(test, tw_fx_advance(fx, 1ULL << 40), 1000U);
+	for (i = 0; i < 1000; i++)
+		KUNIT_EXPECT_EQ(test, p[i].fired_at, 300000ULL);
+}
+
+/* Stop a level-2 timer before its first cascade and between cascades. */
+static void tw_test_stop_around_cascades(struct kunit *test)
+{
+	struct tw_fixture *fx = tw_fixture_new(test, NULL, 0, 0);
+	struct tw_probe *p = tw_probes_new(test, 2);
+	u64 due = 3 * 4096 + 5 * 64 + 7;
+
+	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[0].timer, due), 0);
+	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[1].timer, due), 0);
+	KUNIT_EXPECT_TRUE(test, tw_stop(fx->wheel, &p[0].timer));
+	KUNIT_EXPECT_FALSE(test, tw_stop(fx->wheel, &p[0].timer));
+
+	/* Past the level-2 cascade, before the level-1 one. */
+	tw_fx_advance(fx, 3 * 4096 + 1);
+	KUNIT_EXPECT_EQ(test, fx->wheel->nr_cascades, 1ULL);
+	KUNIT_EXPECT_TRUE(test, tw_stop(fx->wheel, &p[1].timer));
+	KUNIT_EXPECT_EQ(test, fx->wheel->nr_pending, 0ULL);
+	/* Stopping the last timer of a slot must clear its occupancy bit. */
+	KUNIT_EXPECT_EQ(test, tw_next_event(fx->wheel, U64_MAX), TW_NO_EVENT);
+	KUNIT_EXPECT_EQ(test, tw_fx_advance(fx, 1ULL << 41), 0U);
+	KUNIT_EXPECT_EQ(test, p[0].fires + p[1].fires, 0U);
+	KUNIT_EXPECT_EQ(test, fx->wheel->now, 1ULL << 41);
+}
+
+static void tw_test_restart_after_fire(struct kunit *test)
+{
+	struct tw_fixture *fx = tw_fixture_new(test, NULL, 0, 0);
+	struct tw_probe *p = tw_probes_new(test, 1);
+
+	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p->timer, 70000), 0);
+	tw_fx_advance(fx, 70000);
+	KUNIT_EXPECT_FALSE(test, tw_stop(fx->wheel, &p->timer));
+	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p->timer, 70001), 0);
+	tw_fx_advance(fx, 80000);
+	KUNIT_EXPECT_EQ(test, p->fires, 2U);
+	KUNIT_EXPECT_EQ(test, p->fired_at, 70001ULL);
+}
+
+/* A timer due at or before now fires on the next advance, to any tick. */
+static void tw_test_overdue_fires_next_advance(struct kunit *test)
+{
+	struct tw_fixture *fx = tw_fixture_new(test, NULL, 0, 1000);
+	struct tw_probe *p = tw_probes_new(test, 2);
+
+	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[0].timer, 1000), 0);
+	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[1].timer, 3), 0);
+	KUNIT_EXPECT_EQ(test, tw_next_event(fx->wheel, 0), 1000ULL);
+	KUNIT_EXPECT_EQ(test, tw_next_expiry(fx->wheel), 1000ULL);
+	KUNIT_EXPECT_EQ(test, tw_fx_advance(fx, 0), 2U);
+	KUNIT_EXPECT_EQ(test, p[0].fired_at, 1000ULL);
+	KUNIT_EXPECT_EQ(test, fx->wheel->now, 1000ULL);
+}
+
+static void tw_stop_other(struct tw_fixture *fx, struct tw_probe *p)
+{
+	struct tw_probe *other = p == &fx->pair[0] ? &fx->pair[1] : &fx->pair[0];
+
+	if (fx->restarts) {
+		fx->restarts--;
+		KUNIT_EXPECT_TRUE(fx->test, tw_stop(fx->wheel, &other->timer));
+	}
+}
+
+static void tw_restart_periodic(struct tw_fixture *fx, struct tw_probe *p)
+{
+	if (fx->restarts) {
+		fx->restarts--;
+		KUNIT_EXPECT_EQ(fx->test,
+				tw_start(fx->wheel, &p->timer, p->fired_at + fx->period), 0);
+	}
+}
+
+/* Callbacks stop a timer of the same tick and re-arm their own. */
+static void tw_test_callback_starts_and_stops(struct kunit *test)
+{
+	struct tw_fixture *fx = tw_fixture_new(test, NULL, 0, 0);
+	struct tw_probe *p = tw_probes_new(test, 2);
+
+	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[0].timer, 500), 0);
+	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[1].timer, 500), 0);
+	fx->action = tw_stop_other;
+	fx->pair = p;
+	fx->restarts = 1;
+	/* The first to fire stops the other, already on the expired list. */
+	KUNIT_EXPECT_EQ(test, tw_fx_advance(fx, 500), 1U);
+	KUNIT_EXPECT_EQ(test, p[0].fires + p[1].fires, 1U);
+	KUNIT_EXPECT_EQ(test, fx->wheel->nr_pending, 0ULL);
+
+	/* A periodic re-arm from the callback, in one long advance. */
+	p[0].fires = 0;
+	fx->action = tw_restart_periodic;
+	fx->period = 1000;
+	fx->restarts = 9;
+	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[0].timer, 1000), 0);
+	KUNIT_EXPECT_EQ(test, tw_fx_advance(fx, 100000), 10U);
+	KUNIT_EXPECT_EQ(test, p[0].fired_at, 10000ULL);
+}
+
+static void tw_restart_now(struct tw_fixture *fx, struct tw_probe *p)
+{
+	if (fx->restarts) {
+		fx->restarts--;
+		KUNIT_EXPECT_EQ(fx->test,
+				tw_start(fx->wheel, &p->timer, fx->wheel->now), 0);
+	}
+}
+
+/* A callback re-arming for "now" cannot make one advance loop forever. */
+static void tw_test_callback_rearm_now_waits(struct kunit *test)
+{
+	struct tw_fixture *fx = tw_fixture_new(test, NULL, 0, 0);
+	struct tw_probe *p = tw_probes_new(test, 2);
+
+	fx->action = tw_restart_now;
+	fx->restarts = 3;
+	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[0].timer, 10), 0);
+	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[1].timer, 20), 0);
+	KUNIT_EXPECT_EQ(test, tw_fx_advance(fx, 30), 2U);
+	/* p[0] re-armed at 10 waited; p[1] at 20 still fired on time. */
+	KUNIT_EXPECT_EQ(test, p[1].fired_at, 20ULL);
+	KUNIT_EXPECT_TRUE(test, tw_has_due(fx->wheel));
+	KUNIT_EXPECT_EQ(test, tw_fx_advance(fx, 30), 2U);
+	KUNIT_EXPECT_EQ(test, fx->wheel->nr_fired, 4ULL);
+}
+
+static void tw_test_budget_and_resume(struct kunit *test)
+{
+	struct tw_fixture *fx = tw_fixture_new(test, NULL, 0, 0);
+	struct tw_probe *p = tw_probes_new(test, 150);
+	unsigned int i, total = 0;
+
+	for (i = 0; i < 150; i++)
+		KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[i].timer,
+					       i < 100 ? 10 : 5000), 0);
+	KUNIT_EXPECT_EQ(test, tw_advance(fx->wheel, 9000, 30, tw_record, fx), 30U);
+	KUNIT_EXPECT_EQ(test, fx->wheel->now, 10ULL);
+	KUNIT_EXPECT_TRUE(test, tw_has_due(fx->wheel));
+	KUNIT_EXPECT_EQ(test, tw_next_event(fx->wheel, U64_MAX), 10ULL);
+	/* A zero budget fires nothing and moves nothing. */
+	KUNIT_EXPECT_EQ(test, tw_advance(fx->wheel, 9000, 0, tw_record, fx), 0U);
+	KUNIT_EXPECT_EQ(test, fx->wheel->now, 10ULL);
+	/* A timer held back by the budget can still be stopped. */
+	for (i = 0; i < 100; i++)
+		if (!p[i].fires)
+			break;
+	KUNIT_ASSERT_LT(test, i, 100U);
+	KUNIT_EXPECT_TRUE(test, tw_stop(fx->wheel, &p[i].timer));
+	KUNIT_EXPECT_EQ(test, fx->wheel->nr_pending, 119ULL);
+
+	total = 30;
+	while (fx->wheel->nr_pending) {
+		unsigned int n = tw_advance(fx->wheel, 9000, 30, tw_record, fx);
+
+		KUNIT_ASSERT_LE(test, n, 30U);
+		KUNIT_ASSERT_GT(test, n, 0U);
+		total += n;
+	}
+	KUNIT_EXPECT_EQ(test, total, 149U);
+	KUNIT_EXPECT_EQ(test, p[i].fires, 0U);
+	for (i = 0; i < 150; i++)
+		if (p[i].fires)
+			KUNIT_EXPECT_EQ(test, p[i].fired_at, i < 100 ? 10ULL : 5000ULL);
+}
+
+/*
+ * tw_next_event() is exact for level 0 and the cascade tick for higher
+ * levels, a lower bound; tw_next_expiry() is always exact.  A limit below
+ * the next event gives TW_NO_EVENT.
+ */
+static void tw_test_next_event_and_bound(struct kunit *test)
+{
+	struct tw_fixture *fx = tw_fixture_new(test, NULL, 0, 0);
+	struct tw_probe *p = tw_probes_new(test, 3);
+	u64 far = 5 * 4096 + 9 * 64 + 3;
+
+	KUNIT_EXPECT_EQ(test, tw_next_event(fx->wheel, U64_MAX), TW_NO_EVENT);
+	KUNIT_EXPECT_EQ(test, tw_next_expiry(fx->wheel), TW_NO_EVENT);
+
+	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[0].timer, far), 0);
+	KUNIT_EXPECT_EQ(test, tw_next_event(fx->wheel, U64_MAX), 5 * 4096ULL);
+	KUNIT_EXPECT_EQ(test, tw_next_expiry(fx->wheel), far);
+	KUNIT_EXPECT_EQ(test, tw_next_event(fx->wheel, 5 * 4096 - 1), TW_NO_EVENT);
+	KUNIT_EXPECT_EQ(test, tw_next_event(fx->wheel, 5 * 4096), 5 * 4096ULL);
+
+	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[1].timer, 40), 0);
+	KUNIT_EXPECT_EQ(test, tw_next_event(fx->wheel, U64_MAX), 40ULL);
+	KUNIT_EXPECT_EQ(test, tw_next_event(fx->wheel, 39), TW_NO_EVENT);
+	KUNIT_EXPECT_EQ(test, tw_next_expiry(fx->wheel), 40ULL);
+}
+
+/*
+ * The lazy sort lets a higher level hold the earliest timer: one placed on
+ * level 1 at tick 0 is due before one placed on level 0 at tick 50.
+ */
+static void tw_test_next_expiry_looks_up_levels(struct kunit *test)
+{
+	struct tw_fixture *fx = tw_fixture_new(test, NULL, 0, 0);
+	struct tw_probe *p = tw_probes_new(test, 2);
+
+	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[0].timer, 100), 0);
+	tw_fx_advance(fx, 50);
+	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[1].timer, 110), 0);
+	KUNIT_EXPECT_EQ(test, tw_next_event(fx->wheel, U64_MAX), 64ULL);
+	KUNIT_EXPECT_EQ(test, tw_next_expiry(fx->wheel), 100ULL);
+	tw_fx_advance(fx, 64);
+	KUNIT_EXPECT_EQ(test, fx->wheel->nr_cascades, 1ULL);
+	KUNIT_EXPECT_EQ(test, tw_next_event(fx->wheel, U64_MAX), 100ULL);
+	KUNIT_EXPECT_EQ(test, tw_next_expiry(fx->wheel), 100ULL);
+	tw_fx_advance(fx, 110);
+	KUNIT_EXPECT_EQ(test, p[0].fired_at, 100ULL);
+	KUNIT_EXPECT_EQ(test, p[1].fired_at, 110ULL);
+}
+
+/* A handful of timers across a 2^41-tick gap: work follows timers, not ticks. */
+static void tw_test_long_idle_jump(struct kunit *test)
+{
+	struct tw_fixture *fx = tw_fixture_new(test, NULL, 0, 12345);
+	struct tw_probe *p = tw_probes_new(test, 5);
+	static const u64 due[] = { 1ULL << 40, (1ULL << 40) + 1, 3ULL << 38,
+				   (1ULL << 41) - 1, 77777777777ULL };
+	unsigned int i, cascades = 0;
+
+	for (i = 0; i < ARRAY_SIZE(due); i++) {
+		KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[i].timer, due[i]), 0);
+		cascades += tw_cascades_needed(fx->wheel, due[i]);
+	}
+	KUNIT_EXPECT_EQ(test, tw_fx_advance(fx, 1ULL << 41), 5U);
+	for (i = 0; i < ARRAY_SIZE(due); i++)
+		KUNIT_EXPECT_EQ(test, p[i].fired_at, due[i]);
+	/* Bounded by levels per timer, and predicted exactly. */
+	KUNIT_EXPECT_LE(test, fx->wheel->nr_cascades, 5ULL * TW_DEFAULT_LEVELS);
+	KUNIT_EXPECT_EQ(test, fx->wheel->nr_cascades, (u64)cascades);
+}
+
+static void tw_test_start_range(struct kunit *test)
+{
+	struct tw_fixture *fx = tw_fixture_new(test, NULL, 0, 100);
+	struct tw_probe *p = tw_probes_new(test, 4);
+	u64 before, expected;
+
+	KUNIT_EXPECT_EQ(test, tw_start_range(fx->wheel, &p[0].timer, 9, 8), -EINVAL);
+	KUNIT_EXPECT_EQ(test, tw_start_range(fx->wheel, &p[0].timer,
+					     tw_max_expiry(fx->wheel), U64_MAX), -ERANGE);
+	/* Reaching level 0: the earliest tick, no cascade. */
+	KUNIT_ASSERT_EQ(test, tw_start_range(fx->wheel, &p[0].timer, 150, 5000), 0);
+	KUNIT_EXPECT_EQ(test, p[0].timer.expires, 150ULL);
+	/* Far out: a slot-aligned tick that needs one move. */
+	KUNIT_ASSERT_EQ(test, tw_start_range(fx->wheel, &p[1].timer,
+					     1000003, 1000003 + 70000), 0);
+	KUNIT_EXPECT_GE(test, p[1].timer.expires, 1000003ULL);
+	KUNIT_EXPECT_LE(test, p[1].timer.expires, 1000003ULL + 70000);
+	KUNIT_EXPECT_EQ(test, tw_cascades_needed(fx->wheel, p[1].timer.expires), 1U);
+	KUNIT_EXPECT_GT(test, tw_cascades_needed(fx->wheel, 1000003), 1U);
+	/* A range with no cheaper tick keeps lo. */
+	KUNIT_ASSERT_EQ(test, tw_start_range(fx->wheel, &p[2].timer, 1000003,
+					     1000003), 0);
+	KUNIT_EXPECT_EQ(test, p[2].timer.expires, 1000003ULL);
+	/* hi past the range is cut, not refused. */
+	KUNIT_ASSERT_EQ(test, tw_start_range(fx->wheel, &p[3].timer, 1ULL << 47,
+					     U64_MAX), 0);
+	KUNIT_EXPECT_LT(test, p[3].timer.expires, tw_max_expiry(fx->wheel));
+
+	/* The prediction holds: p[1] moves once, p[2] as often as computed. */
+	before = fx->wheel->nr_cascades;
+	expected = 1 + tw_cascades_needed(fx->wheel, 1000003);
+	tw_fx_advance(fx, 1100000);
+	KUNIT_EXPECT_EQ(test, p[1].fired_at, p[1].timer.expires);
+	KUNIT_EXPECT_EQ(test, p[2].fired_at, 1000003ULL);
+	KUNIT_EXPECT_EQ(test, fx->wheel->nr_cascades - before, expected);
+}
+
+/* The randomized model test. */
+
+struct tw_layout {
+	const char	*name;
+	u8		nr_levels;
+	u8		bits[TW_MAX_LEVELS];
+};
+
+static const struct tw_layout tw_layouts[] = {
+	{ "default-8x6", 0, { 0 } },
+	{ "4x6", 4, { 6, 6, 6, 6 } },
+	{ "10x1", 10, { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 } },
+	{ "mixed-3-2-5-1-6-4", 6, { 3, 2, 5, 1, 6, 4 } },
+	{ "10x6", 10, { 6, 6, 6, 6, 6, 6, 6, 6, 6, 6 } },
+	{ "1x6", 1, { 6 } },
+};
+
+static void tw_layout_desc(const struct tw_layout *l, char *desc)
+{
+	strscpy(desc, l->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(tw_layout, tw_layouts, tw_layout_desc);
+
+#define TW_MODEL_TIMERS	256
+#define TW_MODEL_STEPS	40000
+
+struct tw_model {
+	struct tw_fixture	fx;
+	struct tw_probe		probe[TW_MODEL_TIMERS];
+	/* The tick each pending timer must fire at; 0 when not pending. */
+	u64			must_fire[TW_MODEL_TIMERS];
+	bool			pending[TW_MODEL_TIMERS];
+	u64			nr_pending;
+	u64			rng;
+	u64			seed;
+	unsigned long		step;
+};
+
+/* xorshift64*: reproducible from the printed seed on every kernel. */
+static u64 tw_rand_below(u64 *state, u64 n)
+{
+	*state ^= *state >> 12;
+	*state ^= *state << 25;
+	*state ^= *state >> 27;
+	return n ? (*state * 0x2545f4914f6cdd1dULL) % n : 0;
+}
+
+/* A distance that lands near interesting places of any layout. */
+static u64 tw_rand_delta(struct tw_model *m)
+{
+	struct tw_wheel *w = m->fx.wheel;
+	unsigned int lvl = tw_rand_below(&m->rng, w->nr_levels);
+	u64 span = (u64)1 << (w->shift[lvl] + w->bits[lvl]);
+
+	switch (tw_rand_below(&m->rng, 4)) {
+	case 0:
+		return tw_rand_below(&m->rng, 3);		/* overdue, now, next */
+	case 1:
+		return ((u64)1 << w->shift[lvl]) + tw_rand_below(&m->rng, 3) - 1;
+	default:
+		return tw_rand_below(&m->rng, span);
+	}
+}
+
+static void tw_model_fire(struct tw_fixture *fx, struct tw_probe *p)
+{
+	struct tw_model *m = container_of(fx, struct tw_model, fx);
+	unsigned int i = p - m->probe;
+
+	KUNIT_ASSERT_TRUE_MSG(fx->test, m->pending[i],
+			      "seed %llu step %lu: timer %u fired while stopped",
+			      m->seed, m->step, i);
+	KUNIT_ASSERT_EQ_MSG(fx->test, fx->wheel->now, m->must_fire[i],
+			    "seed %llu step %lu: timer %u (expires %llu) fired at the wrong tick",
+			    m->seed, m->step, i, p->timer.expires);
+	m->pending[i] = false;
+	m->nr_pending--;
+	/* Sometimes re-arm from the callback, strictly in the future. */
+	if (!tw_rand_below(&m->rng, 4)) {
+		u64 due = fx->wheel->now + 1 + tw_rand_below(&m->rng, 5000);
+
+		if (!tw_start(fx->wheel, &p->timer, due)) {
+			m->pending[i] = true;
+			m->must_fire[i] = due;
+			m->nr_pending++;
+		}
+	}
+}
+
+static void tw_model_start(struct kunit *test, struct tw_model *m, unsigned int i)
+{
+	struct tw_wheel *w = m->fx.wheel;
+	u64 delta = tw_rand_delta(m);
+	u64 due = delta >= 2 ? w->now + delta - 1 :
+		  (w->now > 5 ? w->now - 5 * delta : w->now);
+	bool in_range = due < tw_max_expiry(w);
+	int ret;
+
+	if (!tw_rand_below(&m->rng, 8)) {
+		/* A range start: the pick must be in range. */
+		u64 hi = due + tw_rand_below(&m->rng, 1 + delta);
+
+		ret = tw_start_range(w, &m->probe[i].timer, due, hi);
+		if (!ret) {
+			KUNIT_ASSERT_GE(test, m->probe[i].timer.expires, due);
+			KUNIT_ASSERT_LE(test, m->probe[i].timer.expires, hi);
+			due = m->probe[i].timer.expires;
+		}
+	} else {
+		ret = tw_start(w, &m->probe[i].timer, due);
+	}
+	if (m->pending[i]) {
+		KUNIT_ASSERT_EQ_MSG(test, ret, -EBUSY, "seed %llu step %lu", m->seed, m->step);
+		return;
+	}
+	KUNIT_ASSERT_EQ_MSG(test, ret, in_range ? 0 : -ERANGE,
+			    "seed %llu step %lu: start(%llu) at now %llu",
+			    m->seed, m->step, due, w->now);
+	if (ret)
+		return;
+	m->pending[i] = true;
+	m->must_fire[i] = max(due, w->now);
+	m->nr_pending++;
+}
+
+static void tw_model_check(struct kunit *test, struct tw_model *m)
+{
+	struct tw_wheel *w = m->fx.wheel;
+	u64 first = TW_NO_EVENT, ev;
+	unsigned int i;
+
+	for (i = 0; i < TW_MODEL_TIMERS; i++) {
+		if (!m->pending[i])
+			continue;
+		/* Nothing overdue is left behind unless a budget held it back. */
+		if (!tw_has_due(w))
+			KUNIT_ASSERT_GT_MSG(test, m->must_fire[i], w->now,
+					    "seed %llu step %lu: timer %u missed its tick",
+					    m->seed, m->step, i);
+		first = min(first, m->must_fire[i]);
+	}
+	KUNIT_ASSERT_EQ_MSG(test, w->nr_pending, m->nr_pending,
+			    "seed %llu step %lu", m->seed, m->step);
+	KUNIT_ASSERT_EQ_MSG(test, tw_next_expiry(w), first,
+			    "seed %llu step %lu", m->seed, m->step);
+	ev = tw_next_event(w, U64_MAX);
+	KUNIT_ASSERT_LE_MSG(test, ev, first, "seed %llu step %lu", m->seed, m->step);
+	if (first != TW_NO_EVENT)
+		KUNIT_ASSERT_GE_MSG(test, ev, w->now, "seed %llu step %lu",
+				    m->seed, m->step);
+}
+
+static void tw_test_model(struct kunit *test)
+{
+	const struct tw_layout *l = test->param_value;
+	struct tw_model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	struct tw_wheel *w;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	m->fx.wheel = kunit_kzalloc(test, sizeof(*m->fx.wheel), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m->fx.wheel);
+	w = m->fx.wheel;
+	m->fx.test = test;
+	m->fx.action = tw_model_fire;
+	m->seed = seed ? seed : get_random_u64();
+	m->rng = m->seed | 1;
+	kunit_info(test, "layout %s seed %llu\n", l->name, m->seed);
+
+	KUNIT_ASSERT_EQ(test, tw_init(w, l->nr_levels ? l->bits : NULL,
+				      l->nr_levels, tw_rand_below(&m->rng, 1ULL << 40)), 0);
+	for (i = 0; i < TW_MODEL_TIMERS; i++)
+		tw_timer_init(&m->probe[i].timer);
+
+	for (m->step = 0; m->step < TW_MODEL_STEPS; m->step++) {
+		unsigned int op = tw_rand_below(&m->rng, 10);
+		u64 target;
+
+		i = tw_rand_below(&m->rng, TW_MODEL_TIMERS);
+		if (op < 4) {
+			tw_model_start(test, m, i);
+		} else if (op < 6) {
+			KUNIT_ASSERT_EQ_MSG(test, tw_stop(w, &m->probe[i].timer),
+					    m->pending[i], "seed %llu step %lu",
+					    m->seed, m->step);
+			if (m->pending[i])
+				m->nr_pending--;
+			m->pending[i] = false;
+		} else {
+			if (op == 6)
+				target = tw_next_event(w, U64_MAX);
+			else
+				target = w->now + tw_rand_delta(m);
+			if (target == TW_NO_EVENT)
+				target = w->now + 1;
+			target = min(target, TW_MAX_TICK - 1);
+			tw_advance(w, target, tw_rand_below(&m->rng, 3) ?
+				   TW_NO_BUDGET : tw_rand_below(&m->rng, 8),
+				   tw_record, &m->fx);
+			if (!tw_has_due(w))
+				KUNIT_ASSERT_EQ_MSG(test, w->now, target,
+						    "seed %llu step %lu",
+						    m->seed, m->step);
+		}
+		tw_model_check(test, m);
+	}
+	KUNIT_EXPECT_GT(test, w->nr_fired, 0ULL);
+}
+
+/* A million pending timers, half of them stopped, the rest fired exactly. */
+#define TW_SCALE_TIMERS	1000000
+
+static void tw_vfree_action(void *p)
+{
+	vfree(p);
+}
+
+static void tw_count_fire(struct tw_fixture *fx, struct tw_probe *p)
+{
+	if (p->fired_at != p->timer.expires)
+		fx->errors++;
+}
+
+static void tw_test_million_timers(struct kunit *test)
+{
+	struct tw_fixture *fx = tw_fixture_new(test, NULL, 0, 0);
+	struct tw_probe *p = vzalloc(array_size(TW_SCALE_TIMERS, sizeof(*p)));
+	u64 rng = 0x9e3779b97f4a7c15ULL;
+	unsigned int i, fired;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, tw_vfree_action, p), 0);
+	for (i = 0; i < TW_SCALE_TIMERS; i++) {
+		tw_timer_init(&p[i].timer);
+		KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[i].timer,
+					       1 + tw_rand_below(&rng, 1ULL << 30)), 0);
+	}
+	KUNIT_EXPECT_EQ(test, fx->wheel->nr_pending, (u64)TW_SCALE_TIMERS);
+	for (i = 0; i < TW_SCALE_TIMERS; i += 2)
+		KUNIT_ASSERT_TRUE(test, tw_stop(fx->wheel, &p[i].timer));
+
+	fx->action = tw_count_fire;
+	fired = tw_fx_advance(fx, 1ULL << 30);
+	KUNIT_EXPECT_EQ(test, fired, TW_SCALE_TIMERS / 2U);
+	KUNIT_EXPECT_EQ(test, fx->errors, 0U);
+	KUNIT_EXPECT_EQ(test, fx->wheel->nr_pending, 0ULL);
+	for (i = 0; i < TW_SCALE_TIMERS; i++)
+		if (p[i].fires != (i & 1))
+			break;
+	KUNIT_EXPECT_EQ(test, i, (unsigned int)TW_SCALE_TIMERS);
+}
+
+static struct kunit_case tw_core_cases[] = {
+	KUNIT_CASE(tw_test_init_rejects_bad_layouts),
+	KUNIT_CASE(tw_test_fires_exactly_at_level_boundaries),
+	KUNIT_CASE(tw_test_wraps_around_level_zero),
+	KUNIT_CASE(tw_test_range_limit),
+	KUNIT_CASE(tw_test_many_timers_one_tick),
+	KUNIT_CASE(tw_test_stop_around_cascades),
+	KUNIT_CASE(tw_test_restart_after_fire),
+	KUNIT_CASE(tw_test_overdue_fires_next_advance),
+	KUNIT_CASE(tw_test_callback_starts_and_stops),
+	KUNIT_CASE(tw_test_callback_rearm_now_waits),
+	KUNIT_CASE(tw_test_budget_and_resume),
+	KUNIT_CASE(tw_test_next_event_and_bound),
+	KUNIT_CASE(tw_test_next_expiry_looks_up_levels),
+	KUNIT_CASE(tw_test_long_idle_jump),
+	KUNIT_CASE(tw_test_start_range),
+	KUNIT_CASE_PARAM(tw_test_model, tw_layout_gen_params),
+	KUNIT_CASE_SLOW(tw_test_million_timers),
+	{}
+};
+
+static struct kunit_suite tw_core_suite = {
+	.name = "timingwheel-core",
+	.test_cases = tw_core_cases,
+};
+
+kunit_test_suite(tw_core_suite);
+
+MODULE_DESCRIPTION("KUnit tests for the timingwheel core");
+MODULE_LICENSE("GPL");
