@@ -21,6 +21,7 @@ run "harness self-test" "$TW_ROOT/scripts/selftest-harness.sh"
 run "lint (checkpatch, W=1, sparse)" "$TW_ROOT/scripts/lint.sh"
 run "KUnit under UML" "$TW_ROOT/scripts/kunit-uml.sh" normal
 run "KUnit under UML debug (KASAN, lockdep)" "$TW_ROOT/scripts/kunit-uml.sh" debug
+run "KUnit catches planted bugs (mutations)" "$TW_ROOT/scripts/mutate-core.sh"
 
 echo
 echo "== make check summary"

@@ -15,7 +15,7 @@ set -euo pipefail
 flavour=${1:-normal}
 kdir=$("$TW_ROOT/scripts/uml-kernel.sh" "$flavour")
 src=$(tw_kernel_source 6.12)
-work=$TW_CACHE/run/kunit-$flavour
+work=$TW_CACHE/run/kunit-$flavour${TW_RUN_TAG:+-$TW_RUN_TAG}
 stage=$work/module
 mkdir -p "$work"
 
@@ -43,7 +43,7 @@ INIT
 chmod +x "$work/init.sh"
 
 tw_log "booting UML ($flavour)"
-timeout 1200 "$kdir/linux" mem=1G rootfstype=hostfs rootflags=/ ro \
+timeout "${TW_UML_TIMEOUT:-900}" "$kdir/linux" mem=1G rootfstype=hostfs rootflags=/ ro \
 	init="$work/init.sh" printk.time=0 panic=-1 </dev/null >"$work/console.log" 2>&1 || true
 
 sed -n '/TW-KTAP-BEGIN/,/TW-KTAP-END/p' "$work/console.log" |

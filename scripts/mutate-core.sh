@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Prove that the KUnit suite catches real bugs: apply one deliberate bug at a
+# time to a copy of the tree and require the suite, run under UML, to fail.
+# A mutation whose pattern no longer matches the source is itself a failure,
+# so this cannot pass by going stale.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+# name|file|sed expression
+mutations=(
+	"fire one tick early|tw_core.c|s/idx = tw_slot_index(w, 0, w->now);/idx = tw_slot_index(w, 0, w->now + 1);/"
+	"stop leaves the occupancy bit set|tw_core.c|/if (timer->slot != TW_NO_SLOT \&\&/,/~BIT_ULL(timer->slot % TW_LEVEL_SLOTS);/d"
+	"cascade leaves the occupancy bit set|tw_core.c|/^static void tw_cascade/,/^}/{/w->pending_map\[lvl\] \&= ~BIT_ULL(idx);/d}"
+	"level window one slot too wide|tw_core.c|s/(expires >> s) - (from >> s) < tw_level_slots(w, lvl)/(expires >> s) - (from >> s) <= tw_level_slots(w, lvl)/"
+	"budget ignored|tw_core.c|s/if (\*left != TW_NO_BUDGET)/if (*left == 0)/"
+	"overdue timers never fire|tw_core.c|/hlist_move_list(\&wheel->overdue, \&wheel->expired);/d"
+	"next event stops at the first level with work|tw_core.c|s/^\t\tif (horizon >= best || horizon > limit)/\t\tif (best != TW_NO_EVENT || horizon > limit)/"
+	"range check off by one|tw_core.c|s/if (lvl == wheel->nr_levels || expires >= TW_MAX_TICK)/if (lvl == wheel->nr_levels \&\& expires > TW_MAX_TICK)/"
+	"pending count not kept on stop|tw_core.c|/^bool tw_stop/,/^}/{/wheel->nr_pending--;/d}"
+)
+
+failures=0
+for m in "${mutations[@]}"; do
+	IFS='|' read -r name file expr <<<"$m"
+	tree=$TW_CACHE/run/mutant
+	rm -rf "$tree" && mkdir -p "$tree"
+	(cd "$TW_ROOT" && rsync -a Kbuild ./*.c ./*.h include scripts "$tree/")
+	sed -i "$expr" "$tree/$file"
+	if cmp -s "$TW_ROOT/$file" "$tree/$file"; then
+		tw_log "mutation '$name' did not apply: update scripts/mutate-core.sh"
+		failures=$((failures + 1))
+		continue
+	fi
+	if TW_RUN_TAG=mutant TW_UML_TIMEOUT=30 "$tree/scripts/kunit-uml.sh" normal >"$tree.log" 2>&1; then
+		tw_log "mutation '$name' SURVIVED: the suite did not notice"
+		failures=$((failures + 1))
+	else
+		tw_log "mutation '$name' caught: $(grep -m1 -oE 'Ran [0-9]+ tests.*|build failed' "$tree.log")"
+	fi
+done
+[ $failures -eq 0 ] || exit 1
+tw_log "all ${#mutations[@]} mutations caught"
