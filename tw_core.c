@@ -89,19 +89,20 @@ static inline unsigned int tw_slot_index(const struct tw_wheel *w,
 
 /*
  * The lowest level whose window, seen from tick @from, holds @expires
- * (>= @from); w->nr_levels if none does.
+ * (>= @from); w->nr_levels if none does.  Levels below the one that spans
+ * the highest set bit of the distance cannot hold it, and the window of that
+ * level may fall one slot short, in which case the next level up holds it:
+ * so one table lookup and one comparison decide, whatever the layout.
  */
 static unsigned int tw_level_for(const struct tw_wheel *w, u64 from,
 				 u64 expires)
 {
-	unsigned int lvl;
+	unsigned int lvl = w->level_of_bits[fls64(expires - from)];
+	unsigned int s = w->shift[lvl];
 
-	for (lvl = 0; lvl < w->nr_levels; lvl++) {
-		unsigned int s = w->shift[lvl];
-
-		if ((expires >> s) - (from >> s) < tw_level_slots(w, lvl))
-			break;
-	}
+	if (lvl < w->nr_levels &&
+	    (expires >> s) - (from >> s) >= tw_level_slots(w, lvl))
+		lvl++;
 	return lvl;
 }
 
@@ -128,7 +129,7 @@ static void tw_enqueue(struct tw_wheel *w, struct tw_timer *t,
 int tw_init(struct tw_wheel *wheel, const u8 *level_bits,
 	    unsigned int nr_levels, u64 now)
 {
-	unsigned int lvl, shift = 0;
+	unsigned int lvl, bits, shift = 0;
 
 	if (!level_bits)
 		nr_levels = TW_DEFAULT_LEVELS;
@@ -136,8 +137,7 @@ int tw_init(struct tw_wheel *wheel, const u8 *level_bits,
 		return -EINVAL;
 
 	for (lvl = 0; lvl < nr_levels; lvl++) {
-		u8 bits = level_bits ? level_bits[lvl] : TW_DEFAULT_LEVEL_BITS;
-
+		bits = level_bits ? level_bits[lvl] : TW_DEFAULT_LEVEL_BITS;
 		if (bits < 1 || bits > TW_MAX_LEVEL_BITS)
 			return -EINVAL;
 		wheel->bits[lvl] = bits;
@@ -146,6 +146,16 @@ int tw_init(struct tw_wheel *wheel, const u8 *level_bits,
 	}
 	if (shift > TW_MAX_TOTAL_BITS)
 		return -EINVAL;
+	/* Past the top, a "level" starts where the range ends. */
+	for (lvl = nr_levels; lvl <= TW_MAX_LEVELS; lvl++)
+		wheel->shift[lvl] = shift;
+	/* The lowest level whose slots reach a distance of that many bits. */
+	for (lvl = 0, bits = 0; bits <= 64; bits++) {
+		while (lvl < nr_levels &&
+		       wheel->shift[lvl] + wheel->bits[lvl] < bits)
+			lvl++;
+		wheel->level_of_bits[bits] = lvl;
+	}
 
 	wheel->nr_levels = nr_levels;
 	wheel->now = now;
@@ -209,6 +219,45 @@ int tw_start(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires)
 	return 0;
 }
 
+/* True if a timer in wheel slot @slot may stay there when due at @expires. */
+static bool tw_slot_holds(const struct tw_wheel *w, u32 slot, u64 expires)
+{
+	unsigned int lvl = slot / TW_LEVEL_SLOTS, s = w->shift[lvl];
+	u64 ahead = (expires >> s) - (w->now >> s);
+
+	/* One slot ahead at least: the current slot must stay empty. */
+	return expires > w->now && expires < TW_MAX_TICK && ahead >= 1 &&
+	       ahead < tw_level_slots(w, lvl) &&
+	       tw_slot_index(w, lvl, expires) == slot % TW_LEVEL_SLOTS;
+}
+
+/**
+ * tw_modify - start a timer, or move a pending one to a new tick
+ * @wheel:   the wheel
+ * @timer:   an initialised timer, pending or not
+ * @expires: the tick it fires at
+ *
+ * The common case of pushing a timer a little later, where the new tick
+ * falls into the slot the timer already sits in, costs one store: the slot
+ * becomes current no later than the new tick, which is all a slot promises.
+ * Otherwise this is tw_stop() and tw_start().
+ *
+ * Return: 0, or -ERANGE if @expires is at or beyond tw_max_expiry(), in
+ * which case the timer is left as it was.
+ */
+int tw_modify(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires)
+{
+	if (tw_timer_pending(timer) && timer->slot != TW_NO_SLOT &&
+	    tw_slot_holds(wheel, timer->slot, expires)) {
+		timer->expires = expires;
+		return 0;
+	}
+	if (expires > wheel->now && expires >= tw_max_expiry(wheel))
+		return -ERANGE;
+	tw_stop(wheel, timer);
+	return tw_start(wheel, timer, expires);
+}
+
 /**
  * tw_stop - stop a timer
  * @wheel: the wheel
@@ -257,7 +306,7 @@ static inline u64 tw_rotate(u64 map, unsigned int r, unsigned int n)
 static u64 tw_level_next(const struct tw_wheel *w, unsigned int lvl)
 {
 	unsigned int n = tw_level_slots(w, lvl), s = w->shift[lvl];
-	unsigned int ahead = (tw_slot_index(w, lvl, w->now) + 1) % n;
+	unsigned int ahead = (tw_slot_index(w, lvl, w->now) + 1) & (n - 1);
 	u64 map = w->pending_map[lvl];
 
 	if (!map)
@@ -391,14 +440,23 @@ static void tw_cascade(struct tw_wheel *w, unsigned int lvl)
 	w->pending_map[lvl] &= ~BIT_ULL(idx);
 }
 
-/* Cascade the upper levels at @wheel->now and collect what is due there. */
+/*
+ * Cascade the upper levels at @wheel->now and collect what is due there.
+ * Only a level whose slot boundary @now sits on can have a slot that just
+ * became current, and if @now is not on a boundary of level n it is on none
+ * above.  The order among levels does not matter: a cascaded timer never
+ * lands in the current slot of a level above 0.
+ */
 static void tw_collect(struct tw_wheel *w)
 {
 	unsigned int lvl, idx;
 
-	for (lvl = w->nr_levels - 1; lvl > 0; lvl--)
+	for (lvl = 1; lvl < w->nr_levels; lvl++) {
+		if (w->now & (((u64)1 << w->shift[lvl]) - 1))
+			break;
 		if (w->pending_map[lvl] & BIT_ULL(tw_slot_index(w, lvl, w->now)))
 			tw_cascade(w, lvl);
+	}
 
 	idx = tw_slot_index(w, 0, w->now);
 	if (w->pending_map[0] & BIT_ULL(idx)) {

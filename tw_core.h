@@ -61,6 +61,8 @@ struct tw_timer {
  * @nr_levels:   levels in use
  * @bits:        log2 of the number of slots of each level
  * @shift:       log2 of the ticks one slot of each level spans
+ * @level_of_bits: for a distance of n significant bits, the lowest level
+ *               whose window can reach it (see tw_level_for())
  * @slots:       TW_LEVEL_SLOTS list heads per level, level after level
  */
 struct tw_wheel {
@@ -73,7 +75,8 @@ struct tw_wheel {
 	u64			nr_cascades;
 	u8			nr_levels;
 	u8			bits[TW_MAX_LEVELS];
-	u8			shift[TW_MAX_LEVELS];
+	u8			shift[TW_MAX_LEVELS + 1];
+	u8			level_of_bits[65];
 	struct hlist_head	slots[TW_MAX_LEVELS * TW_LEVEL_SLOTS];
 };
 
@@ -85,6 +88,7 @@ int tw_init(struct tw_wheel *wheel, const u8 *level_bits,
 int tw_start(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires);
 int tw_start_range(struct tw_wheel *wheel, struct tw_timer *timer,
 		   u64 lo, u64 hi);
+int tw_modify(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires);
 bool tw_stop(struct tw_wheel *wheel, struct tw_timer *timer);
 unsigned int tw_advance(struct tw_wheel *wheel, u64 target,
 			unsigned int budget, tw_expire_fn fn, void *data);

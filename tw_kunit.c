@@ -245,6 +245,52 @@ static void tw_test_restart_after_fire(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p->fired_at, 70001ULL);
 }
 
+/*
+ * tw_modify() keeps a timer in its slot when the new tick fits it, moves it
+ * otherwise, refuses a tick out of range without touching the timer, and
+ * takes a timer a budget held back off the expired list.
+ */
+static void tw_test_modify(struct kunit *test)
+{
+	struct tw_fixture *fx = tw_fixture_new(test, NULL, 0, 0);
+	struct tw_probe *p = tw_probes_new(test, 3);
+	u64 max = tw_max_expiry(fx->wheel);
+
+	KUNIT_ASSERT_EQ(test, tw_modify(fx->wheel, &p[0].timer, 2 * 4096 + 10), 0);
+	KUNIT_EXPECT_EQ(test, fx->wheel->nr_pending, 1ULL);
+	/* Same level-2 slot, later and then earlier: no move, exact fire. */
+	KUNIT_ASSERT_EQ(test, tw_modify(fx->wheel, &p[0].timer, 2 * 4096 + 4000), 0);
+	KUNIT_ASSERT_EQ(test, tw_modify(fx->wheel, &p[0].timer, 2 * 4096 + 3), 0);
+	KUNIT_EXPECT_EQ(test, p[0].timer.slot, 2U * TW_LEVEL_SLOTS + 2);
+	/* Out of range: refused, still pending where it was. */
+	KUNIT_EXPECT_EQ(test, tw_modify(fx->wheel, &p[0].timer, max), -ERANGE);
+	KUNIT_EXPECT_EQ(test, p[0].timer.expires, 2ULL * 4096 + 3);
+	/* Into another slot. */
+	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[1].timer, 3 * 4096 + 1), 0);
+	KUNIT_ASSERT_EQ(test, tw_modify(fx->wheel, &p[1].timer, 5 * 4096 + 2), 0);
+	tw_fx_advance(fx, 3 * 4096 + 1);
+	KUNIT_EXPECT_EQ(test, p[0].fired_at, 2ULL * 4096 + 3);
+	KUNIT_EXPECT_EQ(test, p[1].fires, 0U);
+	tw_fx_advance(fx, 6 * 4096);
+	KUNIT_EXPECT_EQ(test, p[1].fired_at, 5ULL * 4096 + 2);
+
+	/* Two timers due now, a budget of one: move the one held back. */
+	p[1].fires = 0;
+	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[1].timer, 6 * 4096 + 5), 0);
+	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[2].timer, 6 * 4096 + 5), 0);
+	KUNIT_EXPECT_EQ(test, tw_advance(fx->wheel, 6 * 4096 + 9, 1, tw_record, fx), 1U);
+	KUNIT_ASSERT_TRUE(test, tw_has_due(fx->wheel));
+	if (p[1].fires == 1)
+		KUNIT_ASSERT_EQ(test, tw_modify(fx->wheel, &p[2].timer, 6 * 4096 + 7), 0);
+	else
+		KUNIT_ASSERT_EQ(test, tw_modify(fx->wheel, &p[1].timer, 6 * 4096 + 7), 0);
+	KUNIT_EXPECT_FALSE(test, tw_has_due(fx->wheel));
+	KUNIT_EXPECT_EQ(test, tw_fx_advance(fx, 6 * 4096 + 9), 1U);
+	KUNIT_EXPECT_EQ(test, p[1].fires + p[2].fires, 2U);
+	KUNIT_EXPECT_EQ(test, max_t(u64, p[1].fired_at, p[2].fired_at), 6ULL * 4096 + 7);
+	KUNIT_EXPECT_EQ(test, fx->wheel->nr_pending, 0ULL);
+}
+
 /* A timer due at or before now fires on the next advance, to any tick. */
 static void tw_test_overdue_fires_next_advance(struct kunit *test)
 {
@@ -577,6 +623,20 @@ static void tw_model_start(struct kunit *test, struct tw_model *m, unsigned int 
 	bool in_range = due < tw_max_expiry(w);
 	int ret;
 
+	if (!tw_rand_below(&m->rng, 4)) {
+		/* A modify: moves a pending timer, starts one that is not. */
+		ret = tw_modify(w, &m->probe[i].timer, due);
+		KUNIT_ASSERT_EQ_MSG(test, ret, in_range ? 0 : -ERANGE,
+				    "seed %llu step %lu: modify(%llu) at now %llu",
+				    m->seed, m->step, due, w->now);
+		if (ret)
+			return;
+		if (!m->pending[i])
+			m->nr_pending++;
+		m->pending[i] = true;
+		m->must_fire[i] = max(due, w->now);
+		return;
+	}
 	if (!tw_rand_below(&m->rng, 8)) {
 		/* A range start: the pick must be in range. */
 		u64 hi = due + tw_rand_below(&m->rng, 1 + delta);
@@ -739,6 +799,7 @@ static struct kunit_case tw_core_cases[] = {
 	KUNIT_CASE(tw_test_many_timers_one_tick),
 	KUNIT_CASE(tw_test_stop_around_cascades),
 	KUNIT_CASE(tw_test_restart_after_fire),
+	KUNIT_CASE(tw_test_modify),
 	KUNIT_CASE(tw_test_overdue_fires_next_advance),
 	KUNIT_CASE(tw_test_callback_starts_and_stops),
 	KUNIT_CASE(tw_test_callback_rearm_now_waits),
