@@ -27,14 +27,17 @@
 #include <string.h>
 #include <time.h>
 
+#include <linux/bits.h>
+
 #include "heap.h"
 #include "tw_core.h"
 
-#define START_SPAN	(1ULL << 20)
-#define MIXED_SPAN	(1ULL << 16)
+#define START_SPAN	BIT_ULL(20)
+#define MIXED_SPAN	BIT_ULL(16)
 #define TIMEOUT_MIN	256
-#define TIMEOUT_SPAN	(1ULL << 14)
+#define TIMEOUT_SPAN	BIT_ULL(14)
 #define RUNS		3
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 enum impl { WHEEL, HEAP };
 
@@ -80,13 +83,13 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static inline __attribute__((always_inline)) uint64_t *
+static __always_inline uint64_t *
 b_timeout(struct bench *b, uint32_t i)
 {
 	return b->impl == WHEEL ? &b->wo[i].timeout : &b->ho[i].timeout;
 }
 
-static inline __attribute__((always_inline)) void
+static __always_inline void
 b_start(struct bench *b, uint32_t i, uint64_t expires)
 {
 	if (b->impl == WHEEL)
@@ -95,7 +98,7 @@ b_start(struct bench *b, uint32_t i, uint64_t expires)
 		heap_start(&b->heap, &b->ho[i].timer, expires);
 }
 
-static inline __attribute__((always_inline)) void
+static __always_inline void
 b_modify(struct bench *b, uint32_t i, uint64_t expires)
 {
 	if (b->impl == WHEEL)
@@ -104,7 +107,7 @@ b_modify(struct bench *b, uint32_t i, uint64_t expires)
 		heap_modify(&b->heap, &b->ho[i].timer, expires);
 }
 
-static inline __attribute__((always_inline)) void
+static __always_inline void
 b_stop(struct bench *b, uint32_t i)
 {
 	if (b->impl == WHEEL)
@@ -124,10 +127,11 @@ static uint64_t rearm_tick(struct bench *b, uint32_t i)
 static void wheel_fired(struct tw_timer *t, void *data)
 {
 	struct bench *b = data;
+	uint32_t i = container_of(t, struct wheel_obj, timer) - b->wo;
 
 	b->fired++;
 	if (b->rearm)
-		tw_start(b->wheel, t, rearm_tick(b, container_of(t, struct wheel_obj, timer) - b->wo));
+		tw_start(b->wheel, t, rearm_tick(b, i));
 }
 
 static void heap_fired(struct heap_timer *t, void *data)
@@ -139,7 +143,7 @@ static void heap_fired(struct heap_timer *t, void *data)
 		heap_start(&b->heap, t, rearm_tick(b, (struct heap_obj *)t - b->ho));
 }
 
-static inline __attribute__((always_inline)) void
+static __always_inline void
 b_advance(struct bench *b, uint64_t to)
 {
 	b->now = to;
@@ -406,7 +410,7 @@ int main(int argc, char **argv)
 	       RUNS);
 	printf("%9s  %-8s %10s %10s %10s  %s\n", "pending", "op", "wheel", "heap",
 	       "ratio", "");
-	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+	for (s = 0; s < ARRAY_SIZE(sizes); s++) {
 		double res[2][5], share[2][5];
 		struct bench b;
 		enum impl impl;
