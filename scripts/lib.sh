@@ -56,7 +56,8 @@ tw_kernel_source() {
 # never land in the repository (6.12 has no MO=).
 tw_stage_module() {
 	mkdir -p "$1"
-	(cd "$TW_ROOT" && rsync -a Kbuild ./*.c ./*.h include "$1/")
+	(cd "$TW_ROOT" && rsync -a Kbuild ./*.c ./*.h "$1/" &&
+		if [ -d include ]; then rsync -a include "$1/"; fi)
 }
 
 mkdir -p "$TW_CACHE"

@@ -12,7 +12,7 @@ mutations=(
 	"fire one tick early|tw_core.c|s/idx = tw_slot_index(w, 0, w->now);/idx = tw_slot_index(w, 0, w->now + 1);/"
 	"stop leaves the occupancy bit set|tw_core.c|/if (timer->slot != TW_NO_SLOT \&\&/,/~BIT_ULL(timer->slot % TW_LEVEL_SLOTS);/d"
 	"cascade leaves the occupancy bit set|tw_core.c|/^static void tw_cascade/,/^}/{/w->pending_map\[lvl\] \&= ~BIT_ULL(idx);/d}"
-	"level window one slot too wide|tw_core.c|s/(expires >> s) - (from >> s) < tw_level_slots(w, lvl)/(expires >> s) - (from >> s) <= tw_level_slots(w, lvl)/"
+	"level window one slot too wide|tw_core.c|s/(expires >> s) - (from >> s) >= tw_level_slots(w, lvl))/(expires >> s) - (from >> s) > tw_level_slots(w, lvl))/"
 	"budget ignored|tw_core.c|s/if (\*left != TW_NO_BUDGET)/if (*left == 0)/"
 	"overdue timers never fire|tw_core.c|/hlist_move_list(\&wheel->overdue, \&wheel->expired);/d"
 	"next event stops at the first level with work|tw_core.c|s/^\t\tif (horizon >= best || horizon > limit)/\t\tif (best != TW_NO_EVENT || horizon > limit)/"
@@ -27,7 +27,8 @@ for m in "${mutations[@]}"; do
 	IFS='|' read -r name file expr <<<"$m"
 	tree=$TW_CACHE/run/mutant
 	rm -rf "$tree" && mkdir -p "$tree"
-	(cd "$TW_ROOT" && rsync -a Kbuild ./*.c ./*.h include scripts "$tree/")
+	(cd "$TW_ROOT" && rsync -a Kbuild ./*.c ./*.h scripts "$tree/" &&
+		if [ -d include ]; then rsync -a include "$tree/"; fi)
 	sed -i "$expr" "$tree/$file"
 	if cmp -s "$TW_ROOT/$file" "$tree/$file"; then
 		tw_log "mutation '$name' did not apply: update scripts/mutate-core.sh"
@@ -37,8 +38,12 @@ for m in "${mutations[@]}"; do
 	if TW_RUN_TAG=mutant TW_UML_TIMEOUT=30 "$tree/scripts/kunit-uml.sh" normal >"$tree.log" 2>&1; then
 		tw_log "mutation '$name' SURVIVED: the suite did not notice"
 		failures=$((failures + 1))
+	elif ! ran=$(grep -m1 -oE 'Ran [0-9]+ tests.*' "$tree.log"); then
+		# A mutant that does not build or boot proves nothing about the tests.
+		tw_log "mutation '$name': the suite did not run (log: $tree.log)"
+		failures=$((failures + 1))
 	else
-		tw_log "mutation '$name' caught: $(grep -m1 -oE 'Ran [0-9]+ tests.*|build failed' "$tree.log")"
+		tw_log "mutation '$name' caught: $ran"
 	fi
 done
 [ $failures -eq 0 ] || exit 1
