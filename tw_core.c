@@ -225,8 +225,11 @@ static bool tw_slot_holds(const struct tw_wheel *w, u32 slot, u64 expires)
 	unsigned int lvl = slot / TW_LEVEL_SLOTS, s = w->shift[lvl];
 	u64 ahead = (expires >> s) - (w->now >> s);
 
-	/* One slot ahead at least: the current slot must stay empty. */
-	return expires > w->now && expires < TW_MAX_TICK && ahead >= 1 &&
+	/*
+	 * Same slot, inside the window.  The slot is not the current one (that
+	 * is always empty), so the timer stays at least one slot ahead.
+	 */
+	return expires > w->now && expires < TW_MAX_TICK &&
 	       ahead < tw_level_slots(w, lvl) &&
 	       tw_slot_index(w, lvl, expires) == slot % TW_LEVEL_SLOTS;
 }

@@ -264,6 +264,9 @@ static void tw_test_modify(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p[0].timer.slot, 2U * TW_LEVEL_SLOTS + 2);
 	/* Out of range: refused, still pending where it was. */
 	KUNIT_EXPECT_EQ(test, tw_modify(fx->wheel, &p[0].timer, max), -ERANGE);
+	/* Even when the far tick maps to the very slot the timer is in. */
+	KUNIT_EXPECT_EQ(test, tw_modify(fx->wheel, &p[0].timer, max + 2 * 4096 + 3),
+			-ERANGE);
 	KUNIT_EXPECT_EQ(test, p[0].timer.expires, 2ULL * 4096 + 3);
 	/* Into another slot. */
 	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[1].timer, 3 * 4096 + 1), 0);

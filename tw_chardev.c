@@ -1,0 +1,867 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/timingwheel: many timers behind one file descriptor.
+ *
+ * Each open file is a client: a timing wheel (tw_core.c), a hash of its
+ * timers by the 64-bit ids the caller chose, a FIFO of fired timers whose
+ * events wait to be read, and one hrtimer that drives the wheel.
+ *
+ * A timer is one slab object, charged to the caller's memory cgroup, that
+ * lives from START until its last event is read or it is stopped.  It is in
+ * exactly one of three states:
+ *
+ *   ARMED    in the wheel, due at @due
+ *   QUEUED   fired; on the client's event list, waiting for read()
+ *   READING  taken by a read() that is copying its event to userspace
+ *
+ * The event record is built from the timer itself, so expiry never
+ * allocates and no event can be lost: a fired timer is its own queue entry.
+ * A periodic timer is re-armed when its event is read, as timerfd does, so
+ * an unread periodic timer costs nothing and its missed periods are counted
+ * into the event's overrun instead of piling up.
+ *
+ * Time.  The wheel's tick is the client's resolution: tick k is the moment
+ * the clock reaches k * resolution.  A timer due at T ns goes to tick
+ * ceil(T / resolution), so it never fires before T and at most one
+ * resolution step plus hrtimer latency after it.
+ *
+ * The hrtimer.  It is programmed for the next tick at which the wheel has
+ * work, an expiry or a cascade (tw_next_event()), and cancelled when the
+ * client has no timers, so an idle client costs nothing.  It runs in softirq
+ * mode (HRTIMER_MODE_ABS_SOFT), which is also where PREEMPT_RT runs it, and
+ * fires at most expiry_batch timers per callback; the rest of a burst goes
+ * to follow-up callbacks TW_BURST_GAP_NS apart, so a million timers due at
+ * once cannot hold a CPU in softirq.
+ *
+ * Locking.  One spinlock per client, taken with _bh from process context,
+ * guards the wheel, the event list, the timer states and the hrtimer's
+ * programming; the id hash is only changed under it.  read() holds a mutex
+ * across the copy to userspace so that concurrent readers see events in
+ * order.  close() cancels the hrtimer, waiting for a callback in flight,
+ * before it frees the timers.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/poll.h>
+#include <linux/rhashtable.h>
+#include <linux/sched/signal.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+#include <uapi/linux/timingwheel.h>
+
+#include "tw_compat.h"
+#include "tw_core.h"
+
+#define TW_MIN_RESOLUTION_NS	1000ULL
+#define TW_MAX_RESOLUTION_NS	NSEC_PER_SEC
+/* The pause between two follow-up callbacks of a burst. */
+#define TW_BURST_GAP_NS		20000ULL
+/* Batch entries and events handled per lock hold. */
+#define TW_CHUNK		32
+
+static unsigned int max_timers = 1U << 20;
+module_param(max_timers, uint, 0644);
+MODULE_PARM_DESC(max_timers, "most timers one open file may hold (default 1048576)");
+
+static unsigned int default_resolution_ns = 1000000;
+module_param(default_resolution_ns, uint, 0644);
+MODULE_PARM_DESC(default_resolution_ns,
+		 "tick length of a new file, 1000..1000000000 ns (default 1 ms)");
+
+static unsigned int expiry_batch = 1024;
+module_param(expiry_batch, uint, 0644);
+MODULE_PARM_DESC(expiry_batch, "most expiries per hrtimer callback (default 1024)");
+
+enum tw_state {
+	TW_ARMED,
+	TW_QUEUED,
+	TW_READING,
+};
+
+struct tw_ktimer {
+	struct tw_timer		node;
+	struct rhash_head	hash;
+	struct list_head	event;
+	u64			id;
+	u64			due;
+	u64			fired;
+	u64			interval;
+	u8			state;
+	bool			stopped;
+};
+
+struct tw_client {
+	spinlock_t		lock;
+	struct tw_wheel		wheel;
+	struct rhashtable	ids;
+	struct list_head	events;
+	u64			nr_timers;
+	u64			nr_queued;
+	u64			resolution;
+	u64			armed_ns;
+	u64			fire_ns;
+	clockid_t		clockid;
+	bool			started;
+	struct hrtimer		hrtimer;
+	wait_queue_head_t	wq;
+	struct mutex		read_mutex;
+};
+
+static const struct rhashtable_params tw_id_params = {
+	.key_len		= sizeof(u64),
+	.key_offset		= offsetof(struct tw_ktimer, id),
+	.head_offset		= offsetof(struct tw_ktimer, hash),
+	.automatic_shrinking	= true,
+};
+
+static struct kmem_cache *tw_timer_cache;
+
+static u64 tw_clock_ns(const struct tw_client *c)
+{
+	return c->clockid == CLOCK_BOOTTIME ? ktime_get_boottime_ns() :
+					      ktime_get_ns();
+}
+
+/* The first tick at or after @ns: a timer there never fires early. */
+static u64 tw_tick_ceil(const struct tw_client *c, u64 ns)
+{
+	u64 rem, tick = div64_u64_rem(ns, c->resolution, &rem);
+
+	return tick + (rem != 0);
+}
+
+/* The moment tick @tick begins, saturated to what a ktime can hold. */
+static u64 tw_tick_ns(const struct tw_client *c, u64 tick)
+{
+	if (tick > div64_u64(KTIME_MAX, c->resolution))
+		return KTIME_MAX;
+	return tick * c->resolution;
+}
+
+static struct tw_ktimer *tw_lookup(struct tw_client *c, u64 id)
+{
+	return rhashtable_lookup_fast(&c->ids, &id, tw_id_params);
+}
+
+static void tw_free(struct tw_client *c, struct tw_ktimer *t)
+{
+	kmem_cache_free(tw_timer_cache, t);
+	c->nr_timers--;
+}
+
+/* Forget a timer that is in no list: out of the hash, back to the slab. */
+static void tw_forget(struct tw_client *c, struct tw_ktimer *t)
+{
+	rhashtable_remove_fast(&c->ids, &t->hash, tw_id_params);
+	tw_free(c, t);
+}
+
+/* tw_advance() callback: the timer becomes its own event. */
+static void tw_fire(struct tw_timer *node, void *data)
+{
+	struct tw_client *c = data;
+	struct tw_ktimer *t = container_of(node, struct tw_ktimer, node);
+
+	t->fired = c->fire_ns;
+	t->state = TW_QUEUED;
+	list_add_tail(&t->event, &c->events);
+	c->nr_queued++;
+}
+
+/*
+ * Bring the wheel up to the clock, firing at most expiry_batch timers.
+ * Return the number fired; the caller wakes readers after unlocking.
+ */
+static unsigned int tw_catch_up(struct tw_client *c, u64 now)
+{
+	c->fire_ns = now;
+	return tw_advance(&c->wheel, div64_u64(now, c->resolution),
+			  max(READ_ONCE(expiry_batch), 1U), tw_fire, c);
+}
+
+/*
+ * Program the hrtimer for the wheel's next work, unless it is already
+ * programmed no later than that: an early callback costs one wakeup, a
+ * late one would make a timer late.  With no timer left, stop it.
+ */
+static void tw_program(struct tw_client *c, u64 now)
+{
+	u64 next;
+
+	if (tw_has_due(&c->wheel)) {
+		next = now + TW_BURST_GAP_NS;
+	} else {
+		next = tw_next_event(&c->wheel, U64_MAX);
+		if (next == TW_NO_EVENT) {
+			hrtimer_try_to_cancel(&c->hrtimer);
+			c->armed_ns = KTIME_MAX;
+			return;
+		}
+		next = tw_tick_ns(c, next);
+	}
+	if (hrtimer_is_queued(&c->hrtimer) && c->armed_ns <= next)
+		return;
+	c->armed_ns = next;
+	hrtimer_start(&c->hrtimer, ns_to_ktime(next), HRTIMER_MODE_ABS_SOFT);
+}
+
+static void tw_wake_readers(struct tw_client *c)
+{
+	wake_up_interruptible_poll(&c->wq, EPOLLIN | EPOLLRDNORM);
+}
+
+static enum hrtimer_restart tw_hrtimer_fn(struct hrtimer *hrtimer)
+{
+	struct tw_client *c = container_of(hrtimer, struct tw_client, hrtimer);
+	unsigned int fired;
+	u64 now;
+
+	spin_lock(&c->lock);
+	now = tw_clock_ns(c);
+	fired = tw_catch_up(c, now);
+	c->armed_ns = KTIME_MAX;
+	tw_program(c, now);
+	spin_unlock(&c->lock);
+	if (fired)
+		tw_wake_readers(c);
+	return HRTIMER_NORESTART;
+}
+
+/* Arm @t for the expiry at @due ns; it is new or not in the wheel. */
+static int tw_arm(struct tw_client *c, struct tw_ktimer *t, u64 due)
+{
+	int ret = tw_start(&c->wheel, &t->node, tw_tick_ceil(c, due));
+
+	if (!ret) {
+		t->due = due;
+		t->state = TW_ARMED;
+	}
+	return ret;
+}
+
+/* Re-arm an existing timer for TW_TIMER_REPLACE. */
+static int tw_rearm(struct tw_client *c, struct tw_ktimer *t, u64 due,
+		    u64 interval)
+{
+	int ret;
+
+	switch (t->state) {
+	case TW_ARMED:
+		ret = tw_modify(&c->wheel, &t->node, tw_tick_ceil(c, due));
+		if (ret)
+			return ret;
+		t->due = due;
+		break;
+	case TW_QUEUED:
+		ret = tw_arm(c, t, due);
+		if (ret)
+			return ret;
+		/* The unread event of the old expiry is withdrawn. */
+		list_del(&t->event);
+		c->nr_queued--;
+		break;
+	default:
+		/* A read() is delivering its event right now. */
+		return -EBUSY;
+	}
+	t->interval = interval;
+	return 0;
+}
+
+/*
+ * START one timer.  @spare points to a preallocated object (or is NULL when
+ * none could be had); it is consumed, set to NULL, when a timer is created.
+ */
+static int tw_do_start(struct tw_client *c, const struct tw_op *op, u64 now,
+		       struct tw_ktimer **spare)
+{
+	struct tw_ktimer *t;
+	u64 due;
+	int ret;
+
+	if ((op->flags & ~TW_TIMER_FLAGS) || op->__reserved)
+		return -EINVAL;
+	if (op->interval && op->interval < c->resolution)
+		return -EINVAL;
+	if (op->flags & TW_TIMER_ABSTIME)
+		due = op->value;
+	else if (check_add_overflow(now, op->value, &due))
+		return -ERANGE;
+	if (due > KTIME_MAX)
+		return -ERANGE;
+
+	t = tw_lookup(c, op->id);
+	if (t)
+		return op->flags & TW_TIMER_REPLACE ?
+		       tw_rearm(c, t, due, op->interval) : -EEXIST;
+
+	if (c->nr_timers >= READ_ONCE(max_timers))
+		return -ENOSPC;
+	if (!spare || !*spare)
+		return -ENOMEM;
+	t = *spare;
+	tw_timer_init(&t->node);
+	t->id = op->id;
+	t->interval = op->interval;
+	t->stopped = false;
+	ret = tw_arm(c, t, due);
+	if (ret)
+		return ret;
+	ret = rhashtable_insert_fast(&c->ids, &t->hash, tw_id_params);
+	if (ret) {
+		tw_stop(&c->wheel, &t->node);
+		return ret;
+	}
+	*spare = NULL;
+	c->nr_timers++;
+	c->started = true;
+	return 0;
+}
+
+/* STOP one timer; return TW_STOPPED_* or -ENOENT. */
+static int tw_do_stop(struct tw_client *c, const struct tw_op *op)
+{
+	struct tw_ktimer *t;
+
+	if (op->flags || op->value || op->interval || op->__reserved)
+		return -EINVAL;
+	t = tw_lookup(c, op->id);
+	if (!t)
+		return -ENOENT;
+
+	switch (t->state) {
+	case TW_ARMED:
+		tw_stop(&c->wheel, &t->node);
+		tw_forget(c, t);
+		return TW_STOPPED_PENDING;
+	case TW_QUEUED:
+		list_del(&t->event);
+		c->nr_queued--;
+		tw_forget(c, t);
+		return TW_STOPPED_EXPIRED;
+	default:
+		/* The reader holding it frees it. */
+		rhashtable_remove_fast(&c->ids, &t->hash, tw_id_params);
+		t->stopped = true;
+		return TW_STOPPED_EXPIRED;
+	}
+}
+
+/*
+ * Apply @n operations under one lock hold.  @spares holds @nr_spares
+ * preallocated timers; the ones left unused are returned through it.
+ */
+static void tw_apply(struct tw_client *c, struct tw_op *ops, unsigned int n,
+		     struct tw_ktimer **spares, unsigned int nr_spares)
+{
+	unsigned int i, s = 0, fired;
+	u64 now;
+
+	spin_lock_bh(&c->lock);
+	now = tw_clock_ns(c);
+	fired = tw_catch_up(c, now);
+	for (i = 0; i < n; i++) {
+		struct tw_op *op = &ops[i];
+
+		switch (op->op) {
+		case TW_OP_START:
+			op->result = tw_do_start(c, op, now,
+						 s < nr_spares ? &spares[s] : NULL);
+			if (s < nr_spares && !spares[s])
+				s++;
+			break;
+		case TW_OP_STOP:
+			op->result = tw_do_stop(c, op);
+			break;
+		default:
+			op->result = -EINVAL;
+		}
+	}
+	tw_program(c, now);
+	spin_unlock_bh(&c->lock);
+	if (fired)
+		tw_wake_readers(c);
+}
+
+/* Preallocate a timer for each START in @ops; return how many were. */
+static unsigned int tw_alloc_spares(struct tw_op *ops, unsigned int n,
+				    struct tw_ktimer **spares)
+{
+	unsigned int i, starts = 0;
+
+	for (i = 0; i < n; i++)
+		starts += ops[i].op == TW_OP_START;
+	if (!starts)
+		return 0;
+	return kmem_cache_alloc_bulk(tw_timer_cache, GFP_KERNEL_ACCOUNT, starts,
+				     (void **)spares);
+}
+
+/* Give back the preallocated timers tw_apply() did not use. */
+static void tw_free_spares(struct tw_ktimer **spares, unsigned int n)
+{
+	unsigned int i, left = 0;
+
+	for (i = 0; i < n; i++)
+		if (spares[i])
+			spares[left++] = spares[i];
+	if (left)
+		kmem_cache_free_bulk(tw_timer_cache, left, (void **)spares);
+}
+
+static void tw_apply_chunk(struct tw_client *c, struct tw_op *ops,
+			   unsigned int n)
+{
+	struct tw_ktimer *spares[TW_CHUNK];
+	unsigned int nr_spares = tw_alloc_spares(ops, n, spares);
+
+	tw_apply(c, ops, n, spares, nr_spares);
+	tw_free_spares(spares, nr_spares);
+}
+
+static long tw_ioctl_batch(struct tw_client *c, void __user *argp)
+{
+	struct tw_op __user *uops;
+	struct tw_batch batch;
+	unsigned int done, n;
+	struct tw_op *ops;
+	long ret = 0;
+
+	if (copy_from_user(&batch, argp, sizeof(batch)))
+		return -EFAULT;
+	if (batch.flags || batch.__reserved || batch.count > TW_BATCH_MAX)
+		return -EINVAL;
+	ops = kmalloc_array(TW_CHUNK, sizeof(*ops), GFP_KERNEL);
+	if (!ops)
+		return -ENOMEM;
+	uops = u64_to_user_ptr(batch.ops);
+
+	for (done = 0; done < batch.count; done += n) {
+		n = min_t(unsigned int, batch.count - done, TW_CHUNK);
+		if (copy_from_user(ops, uops + done, n * sizeof(*ops))) {
+			ret = -EFAULT;
+			break;
+		}
+		tw_apply_chunk(c, ops, n);
+		if (copy_to_user(uops + done, ops, n * sizeof(*ops))) {
+			ret = -EFAULT;
+			break;
+		}
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+	}
+	kfree(ops);
+	return ret;
+}
+
+static long tw_ioctl_start(struct tw_client *c, void __user *argp)
+{
+	struct tw_timer_spec spec;
+	struct tw_op op = { .op = TW_OP_START };
+
+	if (copy_from_user(&spec, argp, sizeof(spec)))
+		return -EFAULT;
+	op.id = spec.id;
+	op.value = spec.value;
+	op.interval = spec.interval;
+	op.flags = spec.flags;
+	op.__reserved = spec.__reserved;
+	tw_apply_chunk(c, &op, 1);
+	return op.result;
+}
+
+static long tw_ioctl_stop(struct tw_client *c, void __user *argp)
+{
+	struct tw_stop stop;
+	struct tw_op op = { .op = TW_OP_STOP };
+
+	if (copy_from_user(&stop, argp, sizeof(stop)))
+		return -EFAULT;
+	if (stop.__reserved)
+		return -EINVAL;
+	op.id = stop.id;
+	tw_apply(c, &op, 1, NULL, 0);
+	if (op.result < 0)
+		return op.result;
+	stop.result = op.result;
+	return copy_to_user(argp, &stop, sizeof(stop)) ? -EFAULT : 0;
+}
+
+static long tw_ioctl_set_config(struct tw_client *c, void __user *argp)
+{
+	struct tw_config cfg;
+	u64 res;
+	int ret = 0;
+
+	if (copy_from_user(&cfg, argp, sizeof(cfg)))
+		return -EFAULT;
+	if (cfg.flags || cfg.__reserved[0] || cfg.__reserved[1])
+		return -EINVAL;
+	if (cfg.clockid != CLOCK_MONOTONIC && cfg.clockid != CLOCK_BOOTTIME)
+		return -EINVAL;
+	res = cfg.resolution_ns;
+	if (res && (res < TW_MIN_RESOLUTION_NS || res > TW_MAX_RESOLUTION_NS))
+		return -EINVAL;
+
+	spin_lock_bh(&c->lock);
+	if (c->started) {
+		ret = -EBUSY;
+	} else {
+		c->clockid = cfg.clockid;
+		if (res)
+			c->resolution = res;
+		/* The hrtimer's clock is fixed at init; it is idle here. */
+		tw_hrtimer_setup(&c->hrtimer, tw_hrtimer_fn, c->clockid,
+				 HRTIMER_MODE_ABS_SOFT);
+		tw_init(&c->wheel, NULL, 0,
+			div64_u64(tw_clock_ns(c), c->resolution));
+	}
+	spin_unlock_bh(&c->lock);
+	return ret;
+}
+
+static void tw_fill_info(struct tw_client *c, struct tw_info *info)
+{
+	u64 next, max;
+
+	memset(info, 0, sizeof(*info));
+	spin_lock_bh(&c->lock);
+	info->now = tw_clock_ns(c);
+	info->clockid = c->clockid;
+	info->resolution_ns = c->resolution;
+	max = tw_tick_ns(c, tw_max_expiry(&c->wheel) - 1);
+	info->range_ns = max > info->now ? max - info->now : 0;
+	info->max_timers = READ_ONCE(max_timers);
+	info->pending = c->wheel.nr_pending;
+	info->queued = c->nr_queued;
+	info->fired = c->wheel.nr_fired;
+	info->cascades = c->wheel.nr_cascades;
+	next = tw_next_expiry(&c->wheel);
+	info->next_expiry = next == TW_NO_EVENT ? 0 : tw_tick_ns(c, next);
+	spin_unlock_bh(&c->lock);
+}
+
+static long tw_ioctl_query(struct tw_client *c, void __user *argp)
+{
+	struct tw_query q;
+	struct tw_ktimer *t;
+	u64 now;
+
+	if (copy_from_user(&q, argp, sizeof(q)))
+		return -EFAULT;
+	if (q.__reserved)
+		return -EINVAL;
+
+	spin_lock_bh(&c->lock);
+	now = tw_clock_ns(c);
+	t = tw_lookup(c, q.id);
+	if (t) {
+		q.due = t->due;
+		q.interval = t->interval;
+		q.state = t->state == TW_ARMED ? TW_STATE_PENDING : TW_STATE_EXPIRED;
+		q.remaining = t->state == TW_ARMED && t->due > now ? t->due - now : 0;
+	}
+	spin_unlock_bh(&c->lock);
+	if (!t)
+		return -ENOENT;
+	return copy_to_user(argp, &q, sizeof(q)) ? -EFAULT : 0;
+}
+
+static long tw_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct tw_client *c = file->private_data;
+	void __user *argp = (void __user *)arg;
+	struct tw_info info;
+
+	switch (cmd) {
+	case TW_IOC_SET_CONFIG:
+		return tw_ioctl_set_config(c, argp);
+	case TW_IOC_GET_INFO:
+		tw_fill_info(c, &info);
+		return copy_to_user(argp, &info, sizeof(info)) ? -EFAULT : 0;
+	case TW_IOC_START:
+		return tw_ioctl_start(c, argp);
+	case TW_IOC_STOP:
+		return tw_ioctl_stop(c, argp);
+	case TW_IOC_BATCH:
+		return tw_ioctl_batch(c, argp);
+	case TW_IOC_QUERY:
+		return tw_ioctl_query(c, argp);
+	default:
+		return -ENOTTY;
+	}
+}
+
+/*
+ * Take up to @max events off the list for delivery, filling @ev.  A
+ * periodic timer's overrun counts the periods that ended since it was due.
+ */
+static unsigned int tw_take_events(struct tw_client *c, struct list_head *taken,
+				   struct tw_event *ev, unsigned int max)
+{
+	u64 now = tw_clock_ns(c);
+	unsigned int n = 0;
+
+	while (n < max && !list_empty(&c->events)) {
+		struct tw_ktimer *t = list_first_entry(&c->events,
+						       struct tw_ktimer, event);
+
+		list_move_tail(&t->event, taken);
+		t->state = TW_READING;
+		c->nr_queued--;
+		memset(&ev[n], 0, sizeof(ev[n]));
+		ev[n].id = t->id;
+		ev[n].due = t->due;
+		ev[n].fired = t->fired;
+		if (t->interval) {
+			ev[n].flags = TW_EVENT_PERIODIC;
+			if (now > t->due)
+				ev[n].overrun = div64_u64(now - t->due, t->interval);
+		}
+		n++;
+	}
+	return n;
+}
+
+/* The due time of the period after the @overrun ones that were missed. */
+static bool tw_next_period(const struct tw_ktimer *t, u64 overrun, u64 *next)
+{
+	u64 step;
+
+	return !check_mul_overflow(overrun + 1, t->interval, &step) &&
+	       !check_add_overflow(t->due, step, next) && *next <= KTIME_MAX;
+}
+
+/* After a successful copy: free one-shot timers, re-arm periodic ones. */
+static void tw_finish_events(struct tw_client *c, struct list_head *taken,
+			     const struct tw_event *ev)
+{
+	struct tw_ktimer *t, *tmp;
+	unsigned int i = 0;
+	u64 next;
+
+	list_for_each_entry_safe(t, tmp, taken, event) {
+		list_del(&t->event);
+		if (t->stopped)
+			tw_free(c, t);
+		else if (!t->interval || !tw_next_period(t, ev[i].overrun, &next) ||
+			 tw_arm(c, t, next))
+			/* One-shot, or the next period is out of range: done. */
+			tw_forget(c, t);
+		i++;
+	}
+}
+
+/* After a failed copy: the events go back to the head, in order. */
+static void tw_return_events(struct tw_client *c, struct list_head *taken)
+{
+	struct tw_ktimer *t, *tmp;
+
+	list_for_each_entry_safe_reverse(t, tmp, taken, event) {
+		if (t->stopped) {
+			list_del(&t->event);
+			tw_free(c, t);
+			continue;
+		}
+		t->state = TW_QUEUED;
+		list_move(&t->event, &c->events);
+		c->nr_queued++;
+	}
+}
+
+static ssize_t tw_read_chunk(struct tw_client *c, char __user *buf,
+			     unsigned int max)
+{
+	struct tw_event ev[TW_CHUNK / 2];
+	LIST_HEAD(taken);
+	unsigned int n;
+	bool fault;
+
+	spin_lock_bh(&c->lock);
+	n = tw_take_events(c, &taken, ev, min_t(unsigned int, max, ARRAY_SIZE(ev)));
+	spin_unlock_bh(&c->lock);
+	if (!n)
+		return 0;
+
+	fault = copy_to_user(buf, ev, n * sizeof(*ev));
+
+	spin_lock_bh(&c->lock);
+	if (fault) {
+		tw_return_events(c, &taken);
+	} else {
+		tw_finish_events(c, &taken, ev);
+		tw_program(c, tw_clock_ns(c));
+	}
+	spin_unlock_bh(&c->lock);
+	if (fault) {
+		tw_wake_readers(c);
+		return -EFAULT;
+	}
+	return n * sizeof(*ev);
+}
+
+static ssize_t tw_read(struct file *file, char __user *buf, size_t count,
+		       loff_t *ppos)
+{
+	struct tw_client *c = file->private_data;
+	size_t max = count / sizeof(struct tw_event);
+	ssize_t copied = 0, ret;
+
+	if (!max)
+		return -EINVAL;
+	if (mutex_lock_interruptible(&c->read_mutex))
+		return -ERESTARTSYS;
+
+	while (copied / sizeof(struct tw_event) < max) {
+		ret = tw_read_chunk(c, buf + copied,
+				    min_t(size_t, max - copied / sizeof(struct tw_event),
+					  UINT_MAX));
+		if (ret < 0) {
+			copied = copied ?: ret;
+			break;
+		}
+		if (ret) {
+			copied += ret;
+			continue;
+		}
+		if (copied)
+			break;
+		if (file->f_flags & O_NONBLOCK) {
+			copied = -EAGAIN;
+			break;
+		}
+		if (wait_event_interruptible(c->wq, READ_ONCE(c->nr_queued))) {
+			copied = -ERESTARTSYS;
+			break;
+		}
+	}
+	mutex_unlock(&c->read_mutex);
+	return copied;
+}
+
+static __poll_t tw_poll(struct file *file, poll_table *wait)
+{
+	struct tw_client *c = file->private_data;
+
+	poll_wait(file, &c->wq, wait);
+	return READ_ONCE(c->nr_queued) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+static int tw_open(struct inode *inode, struct file *file)
+{
+	struct tw_client *c;
+	u64 res = READ_ONCE(default_resolution_ns);
+	int ret;
+
+	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
+	if (!c)
+		return -ENOMEM;
+	ret = rhashtable_init(&c->ids, &tw_id_params);
+	if (ret) {
+		kfree(c);
+		return ret;
+	}
+	spin_lock_init(&c->lock);
+	mutex_init(&c->read_mutex);
+	init_waitqueue_head(&c->wq);
+	INIT_LIST_HEAD(&c->events);
+	c->clockid = CLOCK_MONOTONIC;
+	c->resolution = clamp(res, TW_MIN_RESOLUTION_NS, TW_MAX_RESOLUTION_NS);
+	c->armed_ns = KTIME_MAX;
+	tw_hrtimer_setup(&c->hrtimer, tw_hrtimer_fn, c->clockid,
+			 HRTIMER_MODE_ABS_SOFT);
+	tw_init(&c->wheel, NULL, 0, div64_u64(tw_clock_ns(c), c->resolution));
+	file->private_data = c;
+	return stream_open(inode, file);
+}
+
+static void tw_free_timer(void *ptr, void *arg)
+{
+	kmem_cache_free(tw_timer_cache, ptr);
+}
+
+static int tw_release(struct inode *inode, struct file *file)
+{
+	struct tw_client *c = file->private_data;
+
+	/*
+	 * No ioctl or read can run any more; once the hrtimer is cancelled,
+	 * with a callback in flight waited for, nothing touches the timers.
+	 * Every timer is in the hash whatever its state.
+	 */
+	hrtimer_cancel(&c->hrtimer);
+	rhashtable_free_and_destroy(&c->ids, tw_free_timer, NULL);
+	mutex_destroy(&c->read_mutex);
+	kfree(c);
+	return 0;
+}
+
+static void tw_show_fdinfo(struct seq_file *m, struct file *file)
+{
+	struct tw_info info;
+
+	tw_fill_info(file->private_data, &info);
+	seq_printf(m, "clockid:\t%u\nresolution_ns:\t%llu\nrange_ns:\t%llu\n",
+		   info.clockid, info.resolution_ns, info.range_ns);
+	seq_printf(m, "max_timers:\t%llu\npending:\t%llu\nqueued:\t%llu\n",
+		   info.max_timers, info.pending, info.queued);
+	seq_printf(m, "fired:\t%llu\ncascades:\t%llu\nnext_expiry:\t%llu\n",
+		   info.fired, info.cascades, info.next_expiry);
+}
+
+static const struct file_operations tw_fops = {
+	.owner		= THIS_MODULE,
+	.open		= tw_open,
+	.release	= tw_release,
+	.read		= tw_read,
+	.poll		= tw_poll,
+	.unlocked_ioctl	= tw_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.show_fdinfo	= tw_show_fdinfo,
+};
+
+static struct miscdevice tw_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "timingwheel",
+	.fops	= &tw_fops,
+	/* Like timerfd, any user may have timers; limits and memcg bound them. */
+	.mode	= 0666,
+};
+
+static int __init tw_module_init(void)
+{
+	int ret;
+
+	tw_timer_cache = KMEM_CACHE(tw_ktimer, SLAB_ACCOUNT);
+	if (!tw_timer_cache)
+		return -ENOMEM;
+	ret = misc_register(&tw_misc);
+	if (ret)
+		kmem_cache_destroy(tw_timer_cache);
+	return ret;
+}
+
+static void __exit tw_module_exit(void)
+{
+	misc_deregister(&tw_misc);
+	kmem_cache_destroy(tw_timer_cache);
+}
+
+module_init(tw_module_init);
+module_exit(tw_module_exit);
+
+MODULE_DESCRIPTION("timingwheel: many timers behind one file descriptor");
+MODULE_LICENSE("GPL");
