@@ -102,7 +102,7 @@ struct tw_ktimer {
 };
 
 struct tw_client {
-	spinlock_t		lock;
+	spinlock_t		lock;		/* everything below but the mutex */
 	struct tw_wheel		wheel;
 	struct rhashtable	ids;
 	struct list_head	events;
@@ -115,7 +115,7 @@ struct tw_client {
 	bool			started;
 	struct hrtimer		hrtimer;
 	wait_queue_head_t	wq;
-	struct mutex		read_mutex;
+	struct mutex		read_mutex;	/* one read() delivers at a time */
 };
 
 static const struct rhashtable_params tw_id_params = {
