@@ -3,8 +3,12 @@
 # timingwheel: out-of-tree build and the project's own targets.
 #
 #   make                  build the module against KDIR (the running kernel)
-#   make check            every test: lint, KUnit under UML (normal and debug)
+#   make demo             load it and show it working (in a QEMU guest if
+#                         this machine cannot load modules)
+#   make check            every test: lint, KUnit under UML (normal and
+#                         debug), e2e on Debian 6.1, 6.12 and 6.12-rt in QEMU
 #   make bench-core       the wheel against a binary heap, in userspace
+#   make bench-device     the device against timerfd, in a 6.12 guest
 #
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
@@ -20,7 +24,13 @@ clean:
 check:
 	bash scripts/check.sh
 
+demo:
+	bash scripts/demo.sh
+
+bench-device:
+	bash scripts/qemu-run.sh 6.12 bench
+
 bench-core:
 	$(MAKE) -C tools/timingwheel bench-core
 
-.PHONY: all modules clean check bench-core
+.PHONY: all modules clean check demo bench-core bench-device

@@ -226,8 +226,11 @@ static bool tw_slot_holds(const struct tw_wheel *w, u32 slot, u64 expires)
 	u64 ahead = (expires >> s) - (w->now >> s);
 
 	/*
-	 * Same slot, inside the window.  The slot is not the current one (that
-	 * is always empty), so the timer stays at least one slot ahead.
+	 * Same slot, inside the window.  Above level 0 the slot is not the
+	 * current one (that is always empty), so the timer stays at least one
+	 * slot ahead.  On level 0, same slot and window mean the same tick, and
+	 * a timer on the expired list, whose stale slot is level 0's current
+	 * one, only matches a tick that is not after now.
 	 */
 	return expires > w->now && expires < TW_MAX_TICK &&
 	       ahead < tw_level_slots(w, lvl) &&
@@ -504,11 +507,15 @@ static bool tw_run_expired(struct tw_wheel *w, unsigned int *left,
  * Every timer due at or before @target fires exactly once, in the first
  * advance that reaches its tick.  If the budget runs out, the wheel stops at
  * the tick it was expiring (tw_has_due() is then true) and a later call,
- * with any @target, resumes there before moving on.  A timer a callback
- * starts for a tick in (now, @target] fires in this same call; one started
- * at or before now waits for the next call.
+ * with any @target, resumes there before moving on; a zero budget may still
+ * move the wheel up to the first tick with timers due.  A timer a callback
+ * starts for a tick in (now, @target] fires in this same call.  One started
+ * at or before now fires in a later call, except that a call resuming after
+ * a budget ran out fires the overdue timers right after the held-back ones,
+ * those started by their callbacks included: a timer re-armed for "now"
+ * fires at most twice per call, never endlessly.
  *
- * Return: the number of timers fired.
+ * Return: the number of timers fired (saturated at UINT_MAX).
  */
 unsigned int tw_advance(struct tw_wheel *wheel, u64 target,
 			unsigned int budget, tw_expire_fn fn, void *data)
@@ -535,7 +542,8 @@ unsigned int tw_advance(struct tw_wheel *wheel, u64 target,
 		tw_collect(wheel);
 	}
 out:
-	return wheel->nr_fired - fired;
+	fired = wheel->nr_fired - fired;
+	return fired < UINT_MAX ? fired : UINT_MAX;
 }
 
 /**
@@ -571,9 +579,8 @@ unsigned int tw_cascades_needed(const struct tw_wheel *wheel, u64 expires)
  *
  * Picks, among @lo and @lo rounded up to each level's slot size, the tick in
  * range that needs the fewest cascades, the earliest of those on a tie.  A
- * tick aligned to a slot of level n leaves level n in one move and fires on
- * arrival, so a wide range costs at most one cascade; a range reaching level
- * 0 costs none.
+ * tick aligned to a slot of the level it is placed on fires on arrival at
+ * that slot, one move; a range reaching level 0 costs none.
  *
  * Return: as tw_start(); -EINVAL if @lo > @hi.  @hi beyond the wheel's range
  * is cut to it; @lo beyond it is -ERANGE.

@@ -103,7 +103,7 @@ static void tw_test_init_rejects_bad_layouts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w->nr_levels, TW_DEFAULT_LEVELS);
 	KUNIT_EXPECT_EQ(test, w->now, 5ULL);
 	/* The default layout reaches at least 2^36 ticks ahead. */
-	KUNIT_EXPECT_GE(test, tw_max_expiry(w) - w->now, 1ULL << 36);
+	KUNIT_EXPECT_GE(test, tw_max_expiry(w) - w->now, (1ULL << 48) - (1ULL << 42));
 }
 
 /*
@@ -268,6 +268,14 @@ static void tw_test_modify(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tw_modify(fx->wheel, &p[0].timer, max + 2 * 4096 + 3),
 			-ERANGE);
 	KUNIT_EXPECT_EQ(test, p[0].timer.expires, 2ULL * 4096 + 3);
+	/*
+	 * From 4196 a fresh start for 8212 would go to level 1; the fast path
+	 * keeps the timer on level 2, where it still fires on time.
+	 */
+	tw_fx_advance(fx, 4096 + 100);
+	KUNIT_ASSERT_EQ(test, tw_modify(fx->wheel, &p[0].timer, 2 * 4096 + 20), 0);
+	KUNIT_EXPECT_EQ(test, p[0].timer.slot, 2U * TW_LEVEL_SLOTS + 2);
+	KUNIT_ASSERT_EQ(test, tw_modify(fx->wheel, &p[0].timer, 2 * 4096 + 3), 0);
 	/* Into another slot. */
 	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[1].timer, 3 * 4096 + 1), 0);
 	KUNIT_ASSERT_EQ(test, tw_modify(fx->wheel, &p[1].timer, 5 * 4096 + 2), 0);
@@ -394,7 +402,7 @@ static void tw_test_budget_and_resume(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fx->wheel->now, 10ULL);
 	KUNIT_EXPECT_TRUE(test, tw_has_due(fx->wheel));
 	KUNIT_EXPECT_EQ(test, tw_next_event(fx->wheel, U64_MAX), 10ULL);
-	/* A zero budget fires nothing and moves nothing. */
+	/* A zero budget fires nothing; with timers due it does not move. */
 	KUNIT_EXPECT_EQ(test, tw_advance(fx->wheel, 9000, 0, tw_record, fx), 0U);
 	KUNIT_EXPECT_EQ(test, fx->wheel->now, 10ULL);
 	/* A timer held back by the budget can still be stopped. */
@@ -556,6 +564,7 @@ KUNIT_ARRAY_PARAM(tw_layout, tw_layouts, tw_layout_desc);
 
 struct tw_model {
 	struct tw_fixture	fx;
+	const struct tw_layout	*layout;
 	struct tw_probe		probe[TW_MODEL_TIMERS];
 	/* The tick each pending timer must fire at; 0 when not pending. */
 	u64			must_fire[TW_MODEL_TIMERS];
@@ -605,8 +614,26 @@ static void tw_model_fire(struct tw_fixture *fx, struct tw_probe *p)
 			    m->seed, m->step, i, p->timer.expires);
 	m->pending[i] = false;
 	m->nr_pending--;
+	/* Sometimes stop or move another timer, maybe one held back. */
+	if (!tw_rand_below(&m->rng, 8)) {
+		unsigned int j = tw_rand_below(&m->rng, TW_MODEL_TIMERS);
+		u64 due = fx->wheel->now + 1 + tw_rand_below(&m->rng, 5000);
+
+		if (tw_rand_below(&m->rng, 2)) {
+			KUNIT_ASSERT_EQ(fx->test, tw_stop(fx->wheel, &m->probe[j].timer),
+					m->pending[j]);
+			m->nr_pending -= m->pending[j];
+			m->pending[j] = false;
+		} else if (!tw_modify(fx->wheel, &m->probe[j].timer, due)) {
+			m->nr_pending += !m->pending[j];
+			m->pending[j] = true;
+			m->must_fire[j] = due;
+		}
+	}
 	/* Sometimes re-arm from the callback, strictly in the future. */
-	if (!tw_rand_below(&m->rng, 4)) {
+	if (m->pending[i]) {
+		/* A callback above moved this very timer. */
+	} else if (!tw_rand_below(&m->rng, 4)) {
 		u64 due = fx->wheel->now + 1 + tw_rand_below(&m->rng, 5000);
 
 		if (!tw_start(fx->wheel, &p->timer, due)) {
@@ -617,13 +644,30 @@ static void tw_model_fire(struct tw_fixture *fx, struct tw_probe *p)
 	}
 }
 
+/*
+ * The wheel's reach, computed from the layout alone: the top level's window
+ * ends 2^bits slots of 2^(sum of the bits below) ticks past now's slot.
+ */
+static u64 tw_model_max_expiry(const struct tw_layout *l, u64 now)
+{
+	unsigned int n = l->nr_levels ? l->nr_levels : TW_DEFAULT_LEVELS, i;
+	unsigned int below = 0, top;
+	u64 max;
+
+	for (i = 0; i + 1 < n; i++)
+		below += l->nr_levels ? l->bits[i] : TW_DEFAULT_LEVEL_BITS;
+	top = l->nr_levels ? l->bits[n - 1] : TW_DEFAULT_LEVEL_BITS;
+	max = ((now >> below) + (1ULL << top)) << below;
+	return min(max, TW_MAX_TICK);
+}
+
 static void tw_model_start(struct kunit *test, struct tw_model *m, unsigned int i)
 {
 	struct tw_wheel *w = m->fx.wheel;
 	u64 delta = tw_rand_delta(m);
 	u64 due = delta >= 2 ? w->now + delta - 1 :
 		  (w->now > 5 ? w->now - 5 * delta : w->now);
-	bool in_range = due < tw_max_expiry(w);
+	bool in_range = due < tw_model_max_expiry(m->layout, w->now);
 	int ret;
 
 	if (!tw_rand_below(&m->rng, 4)) {
@@ -707,6 +751,7 @@ static void tw_test_model(struct kunit *test)
 	w = m->fx.wheel;
 	m->fx.test = test;
 	m->fx.action = tw_model_fire;
+	m->layout = l;
 	m->seed = seed ? seed : get_random_u64();
 	m->rng = m->seed | 1;
 	kunit_info(test, "layout %s seed %llu\n", l->name, m->seed);

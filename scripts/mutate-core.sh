@@ -18,7 +18,7 @@ mutations=(
 	"next event stops at the first level with work|tw_core.c|s/^\t\tif (horizon >= best || horizon > limit)/\t\tif (best != TW_NO_EVENT || horizon > limit)/"
 	"range check off by one|tw_core.c|s/if (lvl == wheel->nr_levels || expires >= TW_MAX_TICK)/if (lvl == wheel->nr_levels \&\& expires > TW_MAX_TICK)/"
 	"modify keeps a timer in a slot of another tick|tw_core.c|s/tw_slot_index(w, lvl, expires) == slot % TW_LEVEL_SLOTS;/true;/"
-	"modify ignores the window|tw_core.c|s/\tahead < tw_level_slots(w, lvl) \&\&/\ttrue \&\&/"
+	"modify ignores the window|tw_core.c|s/ahead < tw_level_slots(w, lvl) \&\&/true \&\&/"
 	"pending count not kept on stop|tw_core.c|/^bool tw_stop/,/^}/{/wheel->nr_pending--;/d}"
 )
 

@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot one of Debian's real kernels in QEMU (TCG: no KVM here) with a
+# busybox initramfs holding timingwheel.ko, built against the matching
+# headers, and the static test programs; run one mode inside and judge it.
+#
+#   scripts/qemu-run.sh 6.1|6.12|6.12-rt e2e|demo|bench
+#
+# Fails if the module does not build cleanly (W=1) or load, if the mode's
+# program fails, if the module cannot be unloaded afterwards, or if the
+# console shows BUG, WARNING, Oops, Call Trace or a lockdep report.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+kernel=${1:?usage: qemu-run.sh KERNEL MODE}
+mode=${2:?usage: qemu-run.sh KERNEL MODE}
+tw_need qemu-system-x86 busybox-static cpio gzip
+read -r ver kdir vmlinuz < <("$TW_ROOT/scripts/debian-kernel.sh" "$kernel")
+work=$TW_CACHE/run/qemu-$kernel-$mode
+rm -rf "$work" && mkdir -p "$work"
+
+tw_log "building timingwheel.ko against $ver"
+tw_stage_module "$work/module"
+if ! make -C "$kdir" M="$work/module" W=1 modules >"$work/build.log" 2>&1 ||
+	grep -E 'warning:|error:' "$work/build.log" >&2; then
+	cat "$work/build.log" >&2
+	tw_die "module build against $ver failed or warned"
+fi
+make -s -C "$TW_ROOT/tools/timingwheel" device-progs >&2
+
+root=$work/initramfs
+mkdir -p "$root"/{bin,dev,proc,sys,tmp}
+cp /bin/busybox "$root/bin/busybox"
+cp "$TW_ROOT/scripts/guest-init.sh" "$root/init"
+cp "$TW_ROOT/scripts/guest-demo.sh" "$root/demo.sh"
+cp "$work/module/timingwheel.ko" "$root/"
+cp "$TW_ROOT"/tools/timingwheel/build/{twctl,tw_e2e,bench_device} "$root/bin/"
+chmod +x "$root/init"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initramfs.gz"
+
+tw_log "booting $ver in QEMU ($mode)"
+timeout "${TW_QEMU_TIMEOUT:-900}" qemu-system-x86_64 -nographic -no-reboot \
+	-accel tcg -cpu max -smp 2 -m "${TW_QEMU_MEM:-2048}" \
+	-kernel "$vmlinuz" -initrd "$work/initramfs.gz" \
+	-append "console=ttyS0 panic=-1 rdinit=/init tw.mode=$mode" \
+	</dev/null >"$work/console.log" 2>&1 || true
+tr -d '\r' <"$work/console.log" >"$work/console.txt"
+
+status=0
+grep -q '^TW-INSMOD-OK' "$work/console.txt" || { tw_log "insmod failed"; status=1; }
+grep -q '^TW-RESULT rc=0' "$work/console.txt" || { tw_log "$mode failed"; status=1; }
+grep -q '^TW-RMMOD-OK' "$work/console.txt" || { tw_log "rmmod failed"; status=1; }
+if grep -q '^TW-RMMOD-WHILE-OPEN-SUCCEEDED' "$work/console.txt"; then
+	tw_log "the module unloaded while a file was open"
+	status=1
+fi
+if [ "$mode" = e2e ]; then
+	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$work/console.txt" | head -n 1)
+	oks=$(grep -cE '^ok [0-9]+ - [a-z_]+$' "$work/console.txt" || true)
+	if [ -z "$plan" ] || [ "$oks" -ne "$plan" ]; then
+		tw_log "e2e: ${oks} of ${plan:-no} planned tests passed"
+		grep -E '^not ok|^#   ' "$work/console.txt" >&2 || true
+		status=1
+	else
+		tw_log "e2e on $ver: $oks of $plan tests passed"
+	fi
+fi
+"$TW_ROOT/scripts/check-console.sh" "$work/console.txt" || status=1
+[ $status -eq 0 ] || tw_log "console: $work/console.txt"
+exit $status

@@ -1,0 +1,791 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tw_e2e: end-to-end tests of /dev/timingwheel, run as root inside a guest
+ * that loaded the module.  Output is TAP: a plan, one "ok"/"not ok" line per
+ * test, and the reason of each failed check as a comment.  Exit status 0
+ * only if every test passed.
+ *
+ * Lateness bounds allow for a TCG guest, whose scheduling noise is large:
+ * TW_SLACK_NS on top of one resolution step.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/timingwheel.h>
+
+#define DEV		"/dev/timingwheel"
+#define MAX_TIMERS_PARAM "/sys/module/timingwheel/parameters/max_timers"
+#define MS		1000000ULL
+#define RES_NS		(1 * MS)
+#define TW_SLACK_NS	(200 * MS)
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+static bool failed;
+
+#define CHECK(cond, fmt, ...) do {					\
+	if (!(cond)) {							\
+		printf("#   %s:%d: %s: " fmt "\n", __func__, __LINE__,	\
+		       #cond, ##__VA_ARGS__);				\
+		failed = true;						\
+	}								\
+} while (0)
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static uint64_t now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+static void sleep_ms(unsigned int ms)
+{
+	usleep(ms * 1000);
+}
+
+static int tw_open(int flags)
+{
+	int fd = open(DEV, O_RDWR | O_CLOEXEC | flags);
+
+	if (fd < 0) {
+		perror(DEV);
+		exit(2);
+	}
+	return fd;
+}
+
+/* ioctl returning 0 or -errno. */
+static int tw_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? -errno : 0;
+}
+
+static int start(int fd, uint64_t id, uint64_t value, uint64_t interval,
+		 uint32_t flags)
+{
+	struct tw_timer_spec s = {
+		.id = id, .value = value, .interval = interval, .flags = flags,
+	};
+
+	return tw_ioctl(fd, TW_IOC_START, &s);
+}
+
+/* STOP: TW_STOPPED_* or -errno. */
+static int stop(int fd, uint64_t id)
+{
+	struct tw_stop s = { .id = id };
+	int ret = tw_ioctl(fd, TW_IOC_STOP, &s);
+
+	return ret ? ret : (int)s.result;
+}
+
+static struct tw_info info(int fd)
+{
+	struct tw_info i;
+
+	memset(&i, 0xff, sizeof(i));
+	if (tw_ioctl(fd, TW_IOC_GET_INFO, &i))
+		printf("#   GET_INFO failed\n");
+	return i;
+}
+
+/* Read events until @n arrived or @timeout_ms passed; return how many. */
+static size_t read_events(int fd, struct tw_event *ev, size_t n, int timeout_ms)
+{
+	uint64_t end = now_ns() + timeout_ms * MS;
+	size_t got = 0;
+
+	while (got < n && now_ns() < end) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t r;
+
+		if (poll(&p, 1, 50) <= 0)
+			continue;
+		r = read(fd, ev + got, (n - got) * sizeof(*ev));
+		if (r < 0) {
+			if (errno == EAGAIN)
+				continue;
+			printf("#   read: %s\n", strerror(errno));
+			break;
+		}
+		got += r / sizeof(*ev);
+	}
+	return got;
+}
+
+static int set_config(int fd, uint32_t clockid, uint64_t res)
+{
+	struct tw_config c = { .clockid = clockid, .resolution_ns = res };
+
+	return tw_ioctl(fd, TW_IOC_SET_CONFIG, &c);
+}
+
+static void write_param(const char *path, unsigned long v)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fprintf(f, "%lu\n", v) < 0 || fclose(f))
+		printf("#   cannot write %s\n", path);
+}
+
+static unsigned long read_param(const char *path)
+{
+	unsigned long v = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f || fscanf(f, "%lu", &v) != 1)
+		printf("#   cannot read %s\n", path);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* An address no process maps, hidden from the compiler's checks. */
+static void *bad_ptr(void)
+{
+	static volatile uintptr_t addr = 16;
+
+	return (void *)addr;
+}
+
+/* The tests. */
+
+static void t_info_defaults(void)
+{
+	int fd = tw_open(0);
+	struct tw_info i = info(fd);
+
+	CHECK(i.clockid == CLOCK_MONOTONIC, "%u", i.clockid);
+	CHECK(i.resolution_ns == RES_NS, "%llu", (unsigned long long)i.resolution_ns);
+	CHECK(i.pending == 0 && i.queued == 0 && i.fired == 0, "");
+	CHECK(i.next_expiry == 0, "");
+	CHECK(i.range_ns > 365ULL * 24 * 3600 * 1000000000ULL, "range %llu",
+	      (unsigned long long)i.range_ns);
+	CHECK(i.max_timers == read_param(MAX_TIMERS_PARAM), "");
+	CHECK(i.__pad == 0 && i.__reserved[0] == 0 && i.__reserved[3] == 0,
+	      "reserved output fields must be zeroed");
+	CHECK(i.now > 0 && i.now <= now_ns(), "");
+	close(fd);
+}
+
+static void t_unknown_ioctl(void)
+{
+	int fd = tw_open(0);
+	int x = 0;
+
+	CHECK(tw_ioctl(fd, _IO(TW_IOC_MAGIC, 0x7f), NULL) == -ENOTTY, "");
+	CHECK(tw_ioctl(fd, _IOW('T', 0x02, struct tw_timer_spec), &x) == -ENOTTY, "");
+	/* The right number with the wrong size is another command. */
+	CHECK(tw_ioctl(fd, _IOW(TW_IOC_MAGIC, 0x02, int), &x) == -ENOTTY, "");
+	close(fd);
+}
+
+static void t_bad_pointers(void)
+{
+	int fd = tw_open(0);
+	struct tw_batch b = { .ops = 16, .count = 4 };
+	void *bad = bad_ptr();
+
+	CHECK(tw_ioctl(fd, TW_IOC_START, bad) == -EFAULT, "");
+	CHECK(tw_ioctl(fd, TW_IOC_STOP, NULL) == -EFAULT, "");
+	CHECK(tw_ioctl(fd, TW_IOC_GET_INFO, NULL) == -EFAULT, "");
+	CHECK(tw_ioctl(fd, TW_IOC_QUERY, bad) == -EFAULT, "");
+	CHECK(tw_ioctl(fd, TW_IOC_SET_CONFIG, bad) == -EFAULT, "");
+	CHECK(tw_ioctl(fd, TW_IOC_BATCH, NULL) == -EFAULT, "");
+	CHECK(tw_ioctl(fd, TW_IOC_BATCH, &b) == -EFAULT, "");
+	CHECK(info(fd).pending == 0, "a failed call left a timer behind");
+	close(fd);
+}
+
+static void t_flags_and_reserved(void)
+{
+	int fd = tw_open(0);
+	struct tw_timer_spec s = { .id = 1, .value = MS, .__reserved = 1 };
+	struct tw_stop st = { .id = 1, .__reserved = 1 };
+	struct tw_query q = { .id = 1, .__reserved = 1 };
+	struct tw_config c = { .clockid = CLOCK_MONOTONIC, .flags = 1 };
+	struct tw_op ops[3] = {
+		{ .op = 9, .id = 1 },
+		{ .op = TW_OP_STOP, .id = 1, .value = 5 },
+		{ .op = TW_OP_START, .id = 2, .value = MS, .__reserved = 3 },
+	};
+	struct tw_batch b = { .ops = (uintptr_t)ops, .count = 3 };
+
+	CHECK(start(fd, 1, MS, 0, 1U << 7) == -EINVAL, "");
+	CHECK(tw_ioctl(fd, TW_IOC_START, &s) == -EINVAL, "");
+	CHECK(tw_ioctl(fd, TW_IOC_STOP, &st) == -EINVAL, "");
+	CHECK(tw_ioctl(fd, TW_IOC_QUERY, &q) == -EINVAL, "");
+	CHECK(tw_ioctl(fd, TW_IOC_SET_CONFIG, &c) == -EINVAL, "");
+	c.flags = 0;
+	c.__reserved[1] = 1;
+	CHECK(tw_ioctl(fd, TW_IOC_SET_CONFIG, &c) == -EINVAL, "");
+	CHECK(tw_ioctl(fd, TW_IOC_BATCH, &b) == 0, "");
+	CHECK(ops[0].result == -EINVAL && ops[1].result == -EINVAL &&
+	      ops[2].result == -EINVAL, "%d %d %d", ops[0].result, ops[1].result,
+	      ops[2].result);
+	b.flags = 1;
+	CHECK(tw_ioctl(fd, TW_IOC_BATCH, &b) == -EINVAL, "");
+	b.flags = 0;
+	b.__reserved = 1;
+	CHECK(tw_ioctl(fd, TW_IOC_BATCH, &b) == -EINVAL, "");
+	b.__reserved = 0;
+	b.count = TW_BATCH_MAX + 1;
+	CHECK(tw_ioctl(fd, TW_IOC_BATCH, &b) == -EINVAL, "");
+	CHECK(info(fd).pending == 0, "");
+	close(fd);
+}
+
+static void t_config(void)
+{
+	int fd = tw_open(0);
+	struct tw_info i;
+
+	CHECK(set_config(fd, CLOCK_REALTIME, 0) == -EINVAL, "");
+	CHECK(set_config(fd, CLOCK_MONOTONIC, 999) == -EINVAL, "");
+	CHECK(set_config(fd, CLOCK_MONOTONIC, 2000000000ULL) == -EINVAL, "");
+	CHECK(set_config(fd, CLOCK_BOOTTIME, 10000) == 0, "");
+	i = info(fd);
+	CHECK(i.clockid == CLOCK_BOOTTIME && i.resolution_ns == 10000, "");
+	CHECK(set_config(fd, CLOCK_MONOTONIC, 0) == 0, "resolution 0 keeps it");
+	CHECK(info(fd).resolution_ns == 10000, "");
+	CHECK(start(fd, 1, 60000 * MS, 0, 0) == 0, "");
+	CHECK(set_config(fd, CLOCK_MONOTONIC, 20000) == -EBUSY, "");
+	CHECK(stop(fd, 1) == TW_STOPPED_PENDING, "");
+	CHECK(set_config(fd, CLOCK_MONOTONIC, 20000) == -EBUSY,
+	      "settings stay fixed once a timer was started");
+	close(fd);
+}
+
+static void t_duplicate_and_unknown(void)
+{
+	int fd = tw_open(0);
+	struct tw_query q = { .id = 99 };
+
+	CHECK(start(fd, 7, 60000 * MS, 0, 0) == 0, "");
+	CHECK(start(fd, 7, 60000 * MS, 0, 0) == -EEXIST, "");
+	CHECK(start(fd, 7, 30000 * MS, 0, TW_TIMER_REPLACE) == 0, "");
+	CHECK(stop(fd, 99) == -ENOENT, "");
+	CHECK(tw_ioctl(fd, TW_IOC_QUERY, &q) == -ENOENT, "");
+	CHECK(stop(fd, 7) == TW_STOPPED_PENDING, "");
+	CHECK(stop(fd, 7) == -ENOENT, "");
+	CHECK(info(fd).pending == 0, "");
+	close(fd);
+}
+
+static void t_ranges(void)
+{
+	int fd = tw_open(0);
+	struct tw_info i;
+	uint64_t day = 24ULL * 3600 * 1000000000ULL;
+
+	CHECK(start(fd, 1, UINT64_MAX, 0, 0) == -ERANGE, "");
+	CHECK(start(fd, 1, (uint64_t)INT64_MAX + 1, 0, TW_TIMER_ABSTIME) == -ERANGE, "");
+	CHECK(start(fd, 1, MS, 1000, 0) == -EINVAL, "interval below resolution");
+	close(fd);
+
+	/* At 1 us a tick, the wheel's range is shorter than ktime's. */
+	fd = tw_open(0);
+	CHECK(set_config(fd, CLOCK_MONOTONIC, 1000) == 0, "");
+	i = info(fd);
+	CHECK(i.range_ns > 365 * day && i.range_ns < (uint64_t)INT64_MAX, "%llu",
+	      (unsigned long long)i.range_ns);
+	CHECK(start(fd, 1, i.range_ns + day, 0, 0) == -ERANGE, "");
+	CHECK(start(fd, 2, i.range_ns - day, 0, 0) == 0, "");
+	CHECK(info(fd).pending == 1, "");
+	close(fd);
+}
+
+static void t_limit(void)
+{
+	unsigned long old = read_param(MAX_TIMERS_PARAM);
+	struct tw_op ops[150];
+	struct tw_batch b = { .ops = (uintptr_t)ops, .count = 150 };
+	int fd = tw_open(0), i, ok = 0, nospc = 0;
+
+	write_param(MAX_TIMERS_PARAM, 100);
+	for (i = 0; i < 100; i++)
+		CHECK(start(fd, i, 60000 * MS, 0, 0) == 0, "%d", i);
+	CHECK(start(fd, 100, 60000 * MS, 0, 0) == -ENOSPC, "");
+	CHECK(info(fd).max_timers == 100, "");
+	CHECK(stop(fd, 0) == TW_STOPPED_PENDING, "");
+	memset(ops, 0, sizeof(ops));
+	for (i = 0; i < 150; i++) {
+		ops[i].op = TW_OP_START;
+		ops[i].id = 1000 + i;
+		ops[i].value = 60000 * MS;
+	}
+	CHECK(tw_ioctl(fd, TW_IOC_BATCH, &b) == 0, "");
+	for (i = 0; i < 150; i++) {
+		ok += ops[i].result == 0;
+		nospc += ops[i].result == -ENOSPC;
+	}
+	CHECK(ok == 1 && nospc == 149, "ok %d nospc %d", ok, nospc);
+	write_param(MAX_TIMERS_PARAM, old);
+	close(fd);
+}
+
+static void t_short_read_and_nonblock(void)
+{
+	int fd = tw_open(O_NONBLOCK);
+	struct tw_event ev[2];
+
+	CHECK(read(fd, ev, sizeof(ev[0]) - 1) == -1 && errno == EINVAL, "");
+	CHECK(read(fd, ev, 0) == -1 && errno == EINVAL, "");
+	CHECK(read(fd, ev, sizeof(ev)) == -1 && errno == EAGAIN, "");
+	CHECK(start(fd, 5, 0, 0, 0) == 0, "");
+	sleep_ms(100);
+	/* A buffer of one and a half records gets one. */
+	CHECK(read(fd, ev, sizeof(ev[0]) * 3 / 2) == sizeof(ev[0]), "");
+	CHECK(ev[0].id == 5 && ev[0].__reserved == 0 && ev[0].flags == 0, "");
+	close(fd);
+}
+
+static void t_poll_and_epoll(void)
+{
+	int fd = tw_open(0), ep = epoll_create1(EPOLL_CLOEXEC);
+	struct epoll_event e = { .events = EPOLLIN }, out;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct tw_event ev;
+	uint64_t t0;
+
+	CHECK(poll(&p, 1, 0) == 0, "nothing to read yet");
+	CHECK(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e) == 0, "");
+	t0 = now_ns();
+	CHECK(start(fd, 1, 30 * MS, 0, 0) == 0, "");
+	CHECK(epoll_wait(ep, &out, 1, 5000) == 1 && (out.events & EPOLLIN), "");
+	CHECK(now_ns() - t0 >= 30 * MS, "woken early");
+	CHECK(poll(&p, 1, 0) == 1 && (p.revents & POLLIN), "");
+	CHECK(read(fd, &ev, sizeof(ev)) == sizeof(ev), "");
+	CHECK(poll(&p, 1, 0) == 0, "drained");
+	close(ep);
+	close(fd);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+static void t_read_interrupted(void)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
+	struct itimerval it = { .it_value = { .tv_usec = 50000 } };
+	int fd = tw_open(0);
+	struct tw_event ev;
+	ssize_t r;
+
+	sigaction(SIGALRM, &sa, NULL);
+	CHECK(start(fd, 1, 60000 * MS, 0, 0) == 0, "");
+	setitimer(ITIMER_REAL, &it, NULL);
+	r = read(fd, &ev, sizeof(ev));
+	CHECK(r == -1 && errno == EINTR, "read returned %zd errno %d", r, errno);
+	signal(SIGALRM, SIG_DFL);
+	close(fd);
+}
+
+/* Every timer fires exactly once, never early, within a step plus noise. */
+static void t_expiry_exact_once(void)
+{
+	enum { N = 2000 };
+	static struct tw_event ev[N];
+	static uint64_t due[N];
+	static int seen[N];
+	int fd = tw_open(0), i;
+	uint64_t max_late = 0;
+	size_t got;
+
+	memset(seen, 0, sizeof(seen));
+	srand(1);
+	for (i = 0; i < N; i++) {
+		due[i] = now_ns() + (1 + rand() % 300) * MS;
+		CHECK(start(fd, i, due[i], 0, TW_TIMER_ABSTIME) == 0, "%d", i);
+	}
+	got = read_events(fd, ev, N, 10000);
+	CHECK(got == N, "%zu of %d events", got, N);
+	for (i = 0; i < (int)got; i++) {
+		uint64_t id = ev[i].id;
+
+		if (id >= N) {
+			CHECK(id < N, "%llu", (unsigned long long)id);
+			continue;
+		}
+		seen[id]++;
+		CHECK(ev[i].due == due[id], "");
+		CHECK(ev[i].fired >= ev[i].due, "id %llu fired %lld ns early",
+		      (unsigned long long)id, (long long)(ev[i].due - ev[i].fired));
+		if (ev[i].fired - ev[i].due > max_late)
+			max_late = ev[i].fired - ev[i].due;
+	}
+	for (i = 0; i < N; i++)
+		CHECK(seen[i] == 1, "id %d seen %d times", i, seen[i]);
+	CHECK(max_late <= RES_NS + TW_SLACK_NS, "max lateness %llu ns",
+	      (unsigned long long)max_late);
+	printf("#   %d expiries, max kernel-side lateness %llu us\n", N,
+	       (unsigned long long)max_late / 1000);
+	sleep_ms(50);
+	CHECK(read_events(fd, ev, 1, 0) == 0, "no extra events");
+	close(fd);
+}
+
+static void t_periodic_and_overrun(void)
+{
+	int fd = tw_open(0);
+	struct tw_event ev[4];
+	uint64_t period = 20 * MS;
+
+	CHECK(start(fd, 3, period, period, 0) == 0, "");
+	CHECK(read_events(fd, ev, 2, 2000) == 2, "");
+	CHECK(ev[0].flags == TW_EVENT_PERIODIC, "");
+	CHECK(ev[1].due > ev[0].due && (ev[1].due - ev[0].due) % period == 0, "");
+	/* Not reading for 10 periods coalesces them into one event. */
+	sleep_ms(10 * 20 + 10);
+	CHECK(read_events(fd, ev, 1, 1000) == 1, "");
+	CHECK(ev[0].overrun >= 8, "overrun %llu", (unsigned long long)ev[0].overrun);
+	CHECK(read_events(fd, ev, 1, 0) == 0, "missed periods do not queue");
+	CHECK(info(fd).pending == 1, "still armed");
+	CHECK(stop(fd, 3) == TW_STOPPED_PENDING, "");
+	close(fd);
+}
+
+static void t_stop_withdraws_event(void)
+{
+	int fd = tw_open(O_NONBLOCK);
+	struct tw_event ev;
+
+	CHECK(start(fd, 4, 10 * MS, 0, 0) == 0, "");
+	sleep_ms(100);
+	CHECK(info(fd).queued == 1, "");
+	CHECK(stop(fd, 4) == TW_STOPPED_EXPIRED, "");
+	CHECK(info(fd).queued == 0, "");
+	CHECK(read(fd, &ev, sizeof(ev)) == -1 && errno == EAGAIN, "withdrawn");
+	CHECK(stop(fd, 4) == -ENOENT, "");
+	close(fd);
+}
+
+static void t_absolute_past_fires_at_once(void)
+{
+	int fd = tw_open(0);
+	struct tw_event ev;
+	uint64_t t0 = now_ns();
+
+	CHECK(start(fd, 8, 1, 0, TW_TIMER_ABSTIME) == 0, "");
+	CHECK(read_events(fd, &ev, 1, 1000) == 1, "");
+	CHECK(ev.id == 8 && ev.due == 1, "");
+	CHECK(now_ns() - t0 < RES_NS + TW_SLACK_NS, "");
+	close(fd);
+}
+
+static void t_replace_and_query(void)
+{
+	int fd = tw_open(0);
+	struct tw_query q = { .id = 1 };
+	struct tw_event ev;
+
+	CHECK(start(fd, 1, 50 * MS, 0, 0) == 0, "");
+	CHECK(start(fd, 1, 300 * MS, 0, TW_TIMER_REPLACE) == 0, "");
+	CHECK(tw_ioctl(fd, TW_IOC_QUERY, &q) == 0, "");
+	CHECK(q.state == TW_STATE_PENDING && q.remaining > 200 * MS &&
+	      q.remaining <= 300 * MS, "remaining %llu", (unsigned long long)q.remaining);
+	sleep_ms(150);
+	CHECK(read_events(fd, &ev, 1, 0) == 0, "the replaced expiry is gone");
+	CHECK(read_events(fd, &ev, 1, 2000) == 1 && ev.id == 1, "");
+	CHECK(ev.due == q.due, "");
+
+	/* Replacing an expired, unread timer withdraws its event. */
+	CHECK(start(fd, 2, 0, 0, 0) == 0, "");
+	sleep_ms(50);
+	q.id = 2;
+	CHECK(tw_ioctl(fd, TW_IOC_QUERY, &q) == 0 && q.state == TW_STATE_EXPIRED &&
+	      q.remaining == 0, "");
+	CHECK(start(fd, 2, 60000 * MS, 0, TW_TIMER_REPLACE) == 0, "");
+	CHECK(info(fd).queued == 0, "");
+	close(fd);
+}
+
+static void t_batch_results(void)
+{
+	enum { N = 1000 };
+	static struct tw_op ops[N + 3];
+	struct tw_batch b = { .ops = (uintptr_t)ops, .count = N + 3 };
+	int fd = tw_open(0), i, bad = 0;
+
+	memset(ops, 0, sizeof(ops));
+	for (i = 0; i < N; i++) {
+		ops[i].op = TW_OP_START;
+		ops[i].id = i;
+		ops[i].value = 60000 * MS;
+		ops[i].result = 12345;
+	}
+	ops[N] = (struct tw_op){ .op = TW_OP_START, .id = 5, .value = MS };
+	ops[N + 1] = (struct tw_op){ .op = TW_OP_STOP, .id = 7 };
+	ops[N + 2] = (struct tw_op){ .op = TW_OP_STOP, .id = 424242 };
+	CHECK(tw_ioctl(fd, TW_IOC_BATCH, &b) == 0, "");
+	for (i = 0; i < N; i++)
+		bad += ops[i].result != 0;
+	CHECK(bad == 0, "%d starts failed", bad);
+	CHECK(ops[N].result == -EEXIST, "%d", ops[N].result);
+	CHECK(ops[N + 1].result == TW_STOPPED_PENDING, "%d", ops[N + 1].result);
+	CHECK(ops[N + 2].result == -ENOENT, "%d", ops[N + 2].result);
+	CHECK(info(fd).pending == N - 1, "");
+	close(fd);
+}
+
+static void t_read_fault_keeps_events(void)
+{
+	int fd = tw_open(0);
+	struct tw_event ev[3];
+
+	CHECK(start(fd, 1, 0, 0, 0) == 0 && start(fd, 2, 0, 0, 0) == 0, "");
+	sleep_ms(100);
+	CHECK(read(fd, bad_ptr(), sizeof(ev)) == -1 && errno == EFAULT, "");
+	CHECK(info(fd).queued == 2, "a failed copy must not lose events");
+	CHECK(read_events(fd, ev, 2, 1000) == 2, "");
+	close(fd);
+}
+
+static void t_fdinfo(void)
+{
+	int fd = tw_open(0), i;
+	char path[64], buf[1024];
+	FILE *f;
+	size_t n;
+
+	for (i = 0; i < 3; i++)
+		CHECK(start(fd, i, 60000 * MS, 0, 0) == 0, "");
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	CHECK(f, "%s", path);
+	if (!f)
+		return;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	CHECK(strstr(buf, "pending:\t3\n"), "%s", buf);
+	CHECK(strstr(buf, "resolution_ns:\t1000000\n"), "");
+	CHECK(strstr(buf, "next_expiry:\t"), "");
+	close(fd);
+}
+
+static void t_boottime(void)
+{
+	int fd = tw_open(0);
+	struct tw_event ev;
+	uint64_t t0;
+
+	CHECK(set_config(fd, CLOCK_BOOTTIME, 0) == 0, "");
+	t0 = clock_ns(CLOCK_BOOTTIME);
+	CHECK(start(fd, 1, 20 * MS, 0, 0) == 0, "");
+	CHECK(read_events(fd, &ev, 1, 2000) == 1, "");
+	CHECK(ev.due >= t0 + 20 * MS && ev.due < clock_ns(CLOCK_BOOTTIME), "");
+	CHECK(ev.fired >= ev.due, "");
+	close(fd);
+}
+
+/* Threads share one file: two start and stop, two read. */
+struct shared {
+	int		fd;
+	int		base;
+	int		stopped;
+	int		*seen;
+};
+
+enum { THR_N = 3000 };
+
+static void *starter(void *arg)
+{
+	struct shared *s = arg;
+	int i;
+
+	for (i = 0; i < THR_N; i++) {
+		if (start(s->fd, s->base + i, (1 + i % 50) * MS, 0, 0))
+			printf("#   start %d failed\n", s->base + i);
+		if (i % 3 == 0 && stop(s->fd, s->base + i) == TW_STOPPED_PENDING)
+			s->stopped++;
+	}
+	return NULL;
+}
+
+static void *reader(void *arg)
+{
+	struct shared *s = arg;
+	struct tw_event ev[64];
+	size_t i, n;
+
+	while ((n = read_events(s->fd, ev, 64, 1500)) > 0)
+		for (i = 0; i < n; i++)
+			__atomic_fetch_add(&s->seen[ev[i].id], 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+static void t_threads_one_file(void)
+{
+	static int seen[2 * THR_N];
+	struct shared s[2];
+	pthread_t th[4];
+	/* Non-blocking: a reader that lost the race to poll() must not sleep. */
+	int i, fd = tw_open(O_NONBLOCK), fired = 0, twice = 0;
+
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; i < 2; i++)
+		s[i] = (struct shared){ .fd = fd, .base = i * THR_N, .seen = seen };
+	pthread_create(&th[0], NULL, starter, &s[0]);
+	pthread_create(&th[1], NULL, starter, &s[1]);
+	pthread_create(&th[2], NULL, reader, &s[0]);
+	pthread_create(&th[3], NULL, reader, &s[1]);
+	for (i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	for (i = 0; i < 2 * THR_N; i++) {
+		fired += seen[i];
+		twice += seen[i] > 1;
+	}
+	CHECK(twice == 0, "%d timers fired twice", twice);
+	CHECK(fired == 2 * THR_N - s[0].stopped - s[1].stopped, "fired %d stopped %d",
+	      fired, s[0].stopped + s[1].stopped);
+	CHECK(info(fd).pending == 0 && info(fd).queued == 0, "");
+	close(fd);
+}
+
+/* Files never see each other's timers, even with the same ids. */
+static void t_many_files(void)
+{
+	enum { FILES = 8, PER = 300 };
+	static struct tw_event ev[PER + 1];
+	int fd[FILES], f, i;
+
+	for (f = 0; f < FILES; f++) {
+		fd[f] = tw_open(0);
+		for (i = 0; i < PER; i++)
+			CHECK(start(fd[f], i, (1 + (i + f) % 100) * MS, 0, 0) == 0, "");
+	}
+	for (f = 0; f < FILES; f++) {
+		size_t n = read_events(fd[f], ev, PER + 1, 2000);
+
+		CHECK(n == PER, "file %d got %zu", f, n);
+		CHECK(info(fd[f]).fired == PER, "");
+		close(fd[f]);
+	}
+}
+
+/* Close with thousands of timers pending, some firing right then. */
+static void t_close_with_pending(void)
+{
+	static struct tw_op ops[5000];
+	struct tw_batch b = { .ops = (uintptr_t)ops, .count = 5000 };
+	int round, i;
+
+	for (round = 0; round < 20; round++) {
+		int fd = tw_open(0);
+
+		memset(ops, 0, sizeof(ops));
+		for (i = 0; i < 5000; i++) {
+			ops[i].op = TW_OP_START;
+			ops[i].id = i;
+			ops[i].value = (i % 5) * MS;
+			ops[i].interval = i % 7 ? 0 : MS;
+		}
+		CHECK(tw_ioctl(fd, TW_IOC_BATCH, &b) == 0, "");
+		usleep(round * 300);
+		close(fd);
+	}
+}
+
+/* A burst far larger than one callback's budget is delivered in full. */
+static void t_burst(void)
+{
+	enum { N = 100000, CHUNK = 4096 };
+	static struct tw_op ops[CHUNK];
+	static struct tw_event ev[N];
+	struct tw_batch b = { .ops = (uintptr_t)ops, .count = CHUNK };
+	int fd = tw_open(0), i, j;
+	uint64_t due = now_ns() + 200 * MS;
+	size_t got;
+
+	for (i = 0; i < N; i += CHUNK) {
+		memset(ops, 0, sizeof(ops));
+		b.count = N - i < CHUNK ? N - i : CHUNK;
+		for (j = 0; j < (int)b.count; j++) {
+			ops[j].op = TW_OP_START;
+			ops[j].id = i + j;
+			ops[j].value = due;
+			ops[j].flags = TW_TIMER_ABSTIME;
+		}
+		CHECK(tw_ioctl(fd, TW_IOC_BATCH, &b) == 0, "");
+	}
+	got = read_events(fd, ev, N, 30000);
+	CHECK(got == N, "%zu of %d", got, N);
+	for (i = 0; i < (int)got; i++)
+		if (ev[i].fired < due) {
+			CHECK(ev[i].fired >= due, "early");
+			break;
+		}
+	close(fd);
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} tests[] = {
+	{ "info_defaults", t_info_defaults },
+	{ "unknown_ioctl_enotty", t_unknown_ioctl },
+	{ "bad_pointers_efault", t_bad_pointers },
+	{ "flags_and_reserved_einval", t_flags_and_reserved },
+	{ "config_clock_resolution_ebusy", t_config },
+	{ "duplicate_eexist_unknown_enoent", t_duplicate_and_unknown },
+	{ "ranges_erange", t_ranges },
+	{ "limit_enospc", t_limit },
+	{ "short_read_and_nonblock", t_short_read_and_nonblock },
+	{ "poll_and_epoll", t_poll_and_epoll },
+	{ "read_interrupted_eintr", t_read_interrupted },
+	{ "expiry_exact_once_never_early", t_expiry_exact_once },
+	{ "periodic_and_overrun", t_periodic_and_overrun },
+	{ "stop_withdraws_event", t_stop_withdraws_event },
+	{ "absolute_past_fires_at_once", t_absolute_past_fires_at_once },
+	{ "replace_and_query", t_replace_and_query },
+	{ "batch_results", t_batch_results },
+	{ "read_fault_keeps_events", t_read_fault_keeps_events },
+	{ "fdinfo", t_fdinfo },
+	{ "boottime", t_boottime },
+	{ "threads_one_file", t_threads_one_file },
+	{ "many_files", t_many_files },
+	{ "close_with_pending", t_close_with_pending },
+	{ "burst_beyond_budget", t_burst },
+};
+
+int main(int argc, char **argv)
+{
+	unsigned int i, bad = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("TAP version 13\n1..%zu\n", ARRAY_SIZE(tests));
+	for (i = 0; i < ARRAY_SIZE(tests); i++) {
+		if (argc > 1 && !strstr(tests[i].name, argv[1])) {
+			printf("ok %u - %s # SKIP\n", i + 1, tests[i].name);
+			continue;
+		}
+		failed = false;
+		tests[i].fn();
+		bad += failed;
+		printf("%sok %u - %s\n", failed ? "not " : "", i + 1, tests[i].name);
+	}
+	printf("# %zu tests, %u failed\n", ARRAY_SIZE(tests), bad);
+	return bad ? 1 : 0;
+}
