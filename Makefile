@@ -19,7 +19,7 @@ modules:
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	$(MAKE) -C tools/timingwheel clean
+	-$(MAKE) -C tools/timingwheel clean
 
 check:
 	bash scripts/check.sh

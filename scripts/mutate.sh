@@ -1,14 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Prove that the KUnit suite catches real bugs: apply one deliberate bug at a
-# time to a copy of the tree and require the suite, run under UML, to fail.
-# A mutation whose pattern no longer matches the source is itself a failure,
-# so this cannot pass by going stale.
+# Prove that the tests catch real bugs: apply one deliberate bug at a time
+# to a copy of the tree and require the suite to fail.  "core" plants bugs
+# in the wheel and runs the KUnit suite under UML; "device" plants bugs in
+# the driver and runs the e2e suite on Debian 6.12 in QEMU.  A mutation
+# whose pattern no longer matches the source is itself a failure, so this
+# cannot pass by going stale.
+#
+#   scripts/mutate.sh core|device
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 # name|file|sed expression
-mutations=(
+core_mutations=(
 	"fire one tick early|tw_core.c|s/idx = tw_slot_index(w, 0, w->now);/idx = tw_slot_index(w, 0, w->now + 1);/"
 	"stop leaves the occupancy bit set|tw_core.c|/if (timer->slot != TW_NO_SLOT \&\&/,/~BIT_ULL(timer->slot % TW_LEVEL_SLOTS);/d"
 	"cascade leaves the occupancy bit set|tw_core.c|/^static void tw_cascade/,/^}/{/w->pending_map\[lvl\] \&= ~BIT_ULL(idx);/d}"
@@ -22,12 +26,34 @@ mutations=(
 	"pending count not kept on stop|tw_core.c|/^bool tw_stop/,/^}/{/wheel->nr_pending--;/d}"
 )
 
+device_mutations=(
+	"expiry rounded down: fires early|tw_chardev.c|s/return tick + (rem != 0);/return tick;/"
+	"stop leaves an expired timer's event queued|tw_chardev.c|/^static int tw_do_stop/,/^}/s/^\tcase TW_QUEUED:$/\tcase TW_QUEUED:\n\t\tif (op->id != ~0ULL)\n\t\t\treturn TW_STOPPED_EXPIRED;/"
+	"reserved field of START not checked|tw_chardev.c|s/if ((op->flags \& ~TW_TIMER_FLAGS) || op->__reserved)/if (op->flags \& ~TW_TIMER_FLAGS)/"
+	"no follow-up callback after a burst|tw_chardev.c|s/\t\tnext = now + TW_BURST_GAP_NS;/\t\tnext = KTIME_MAX;/"
+	"events dropped when the copy to userspace fails|tw_chardev.c|s/^\t\tif (t->stopped) {$/\t\tif (true) {/"
+)
+
+case ${1:-core} in
+core)
+	mutations=("${core_mutations[@]}")
+	suite() { TW_RUN_TAG=mutant TW_UML_TIMEOUT=30 "$1/scripts/kunit-uml.sh" normal; }
+	verdict='Ran [0-9]+ tests.*'
+	;;
+device)
+	mutations=("${device_mutations[@]}")
+	suite() { TW_RUN_TAG=mutant TW_QEMU_TIMEOUT=300 "$1/scripts/qemu-run.sh" 6.12 e2e; }
+	verdict='e2e: [0-9]+ of [0-9]+ planned tests passed'
+	;;
+*) tw_die "usage: mutate.sh core|device" ;;
+esac
+
 failures=0
 for m in "${mutations[@]}"; do
 	IFS='|' read -r name file expr <<<"$m"
 	tree=$TW_CACHE/run/mutant
 	rm -rf "$tree" && mkdir -p "$tree"
-	(cd "$TW_ROOT" && rsync -a Kbuild ./*.c ./*.h scripts "$tree/" &&
+	(cd "$TW_ROOT" && rsync -a --exclude build Kbuild ./*.c ./*.h scripts tools "$tree/" &&
 		if [ -d include ]; then rsync -a include "$tree/"; fi)
 	sed -i "$expr" "$tree/$file"
 	if cmp -s "$TW_ROOT/$file" "$tree/$file"; then
@@ -35,10 +61,10 @@ for m in "${mutations[@]}"; do
 		failures=$((failures + 1))
 		continue
 	fi
-	if TW_RUN_TAG=mutant TW_UML_TIMEOUT=30 "$tree/scripts/kunit-uml.sh" normal >"$tree.log" 2>&1; then
+	if suite "$tree" >"$tree.log" 2>&1; then
 		tw_log "mutation '$name' SURVIVED: the suite did not notice"
 		failures=$((failures + 1))
-	elif ! ran=$(grep -m1 -oE 'Ran [0-9]+ tests.*' "$tree.log"); then
+	elif ! ran=$(grep -m1 -oE "$verdict" "$tree.log"); then
 		# A mutant that does not build or boot proves nothing about the tests.
 		tw_log "mutation '$name': the suite did not run (log: $tree.log)"
 		failures=$((failures + 1))
