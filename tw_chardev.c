@@ -351,10 +351,16 @@ static int tw_do_stop(struct tw_client *c, const struct tw_op *op)
 		tw_forget(c, t);
 		return TW_STOPPED_EXPIRED;
 	default:
-		/* The reader holding it frees it. */
+		/*
+		 * A read() is delivering its event right now.  For a one-shot
+		 * timer that read is its end, as if it had already happened; a
+		 * periodic one is kept from re-arming.  The reader frees it.
+		 */
+		if (!t->interval)
+			return -ENOENT;
 		rhashtable_remove_fast(&c->ids, &t->hash, tw_id_params);
 		t->stopped = true;
-		return TW_STOPPED_EXPIRED;
+		return TW_STOPPED_PENDING;
 	}
 }
 

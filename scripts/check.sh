@@ -22,6 +22,7 @@ run "lint (checkpatch, W=1, sparse)" "$TW_ROOT/scripts/lint.sh"
 run "KUnit under UML" "$TW_ROOT/scripts/kunit-uml.sh" normal
 run "KUnit under UML debug (KASAN, lockdep)" "$TW_ROOT/scripts/kunit-uml.sh" debug
 run "KUnit catches planted bugs (mutations)" "$TW_ROOT/scripts/mutate.sh" core
+run "e2e under UML debug (KASAN, lockdep)" "$TW_ROOT/scripts/uml-e2e.sh" debug
 for k in 6.1 6.12 6.12-rt; do
 	run "e2e on Debian $k in QEMU" "$TW_ROOT/scripts/qemu-run.sh" "$k" e2e
 done

@@ -43,8 +43,7 @@ INIT
 chmod +x "$work/init.sh"
 
 tw_log "booting UML ($flavour)"
-timeout "${TW_UML_TIMEOUT:-900}" "$kdir/linux" mem=1G rootfstype=hostfs rootflags=/ ro \
-	init="$work/init.sh" printk.time=0 panic=-1 </dev/null >"$work/console.log" 2>&1 || true
+tw_uml_boot "$kdir" "$work/init.sh" "$work/console.log"
 
 sed -n '/TW-KTAP-BEGIN/,/TW-KTAP-END/p' "$work/console.log" |
 	sed -n '/^KTAP version/,$p' | grep -v TW-KTAP-END >"$work/ktap.log" || true

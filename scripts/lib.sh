@@ -60,4 +60,11 @@ tw_stage_module() {
 		if [ -d include ]; then rsync -a include "$1/"; fi)
 }
 
+# tw_uml_boot KDIR INIT LOG: boot a UML kernel on a read-only hostfs root
+# (the host's own /) with the script INIT as init; the console goes to LOG.
+tw_uml_boot() {
+	timeout "${TW_UML_TIMEOUT:-900}" "$1/linux" mem=2G rootfstype=hostfs \
+		rootflags=/ ro init="$2" printk.time=0 panic=-1 </dev/null >"$3" 2>&1 || true
+}
+
 mkdir -p "$TW_CACHE"

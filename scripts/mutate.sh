@@ -57,7 +57,7 @@ for m in "${mutations[@]}"; do
 		if [ -d include ]; then rsync -a include "$tree/"; fi)
 	sed -i "$expr" "$tree/$file"
 	if cmp -s "$TW_ROOT/$file" "$tree/$file"; then
-		tw_log "mutation '$name' did not apply: update scripts/mutate-core.sh"
+		tw_log "mutation '$name' did not apply: update scripts/mutate.sh"
 		failures=$((failures + 1))
 		continue
 	fi

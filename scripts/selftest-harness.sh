@@ -71,5 +71,52 @@ expect fail "the boot-time empty KTAP block" "$tmp/boot.ktap" "$tmp/clean.log"
 expect fail "fewer tests than declared" "$tmp/short.ktap" "$tmp/clean.log"
 expect fail "no KTAP at all" /dev/null "$tmp/clean.log"
 
+# The e2e verdict, on made-up guest consoles.
+guest() {
+	local plan=$1 oks=$2 i
+	echo 'KTAP version 1'
+	echo '1..0'
+	echo 'TW-INSMOD-OK'
+	printf 'TAP version 13\n1..%d\n' "$plan"
+	for ((i = 1; i <= plan; i++)); do
+		if [ "$i" -le "$oks" ]; then
+			echo "ok $i - case_$i"
+		else
+			echo "not ok $i - case_$i"
+		fi
+	done
+	[ "$oks" -eq "$plan" ] && echo 'TW-RESULT rc=0' || echo 'TW-RESULT rc=1'
+	echo 'TW-RMMOD-OK'
+}
+
+# expect_e2e VERDICT NAME CONSOLE
+expect_e2e() {
+	local want=$1 name=$2 got
+	"$TW_ROOT/scripts/e2e-verdict.sh" "$3" e2e "selftest $name" >"$tmp/out" 2>&1
+	[ $? -eq 0 ] && got=pass || got=fail
+	if [ "$got" = "$want" ]; then
+		tw_log "harness self-test: e2e $name -> $got, as it must"
+	else
+		tw_log "harness self-test: e2e $name -> $got, but must $want"
+		cat "$tmp/out" >&2
+		failures=$((failures + 1))
+	fi
+}
+
+guest 24 24 >"$tmp/g-ok.log"
+guest 24 23 >"$tmp/g-fail.log"
+guest 0 0 >"$tmp/g-zero.log"
+{ guest 24 24; echo 'BUG: KASAN: use-after-free in tw_read+0x10/0x20'; } >"$tmp/g-kasan.log"
+{ guest 24 24; echo 'TW-RMMOD-WHILE-OPEN-SUCCEEDED'; } >"$tmp/g-rmmod.log"
+guest 24 24 | grep -v '^TW-RMMOD-OK' >"$tmp/g-normmod.log"
+guest 24 24 | sed '/^ok 24/d' >"$tmp/g-short.log"
+expect_e2e pass "all 24 passed" "$tmp/g-ok.log"
+expect_e2e fail "one test failed" "$tmp/g-fail.log"
+expect_e2e fail "a plan of zero" "$tmp/g-zero.log"
+expect_e2e fail "KASAN report" "$tmp/g-kasan.log"
+expect_e2e fail "unloaded while open" "$tmp/g-rmmod.log"
+expect_e2e fail "rmmod failed" "$tmp/g-normmod.log"
+expect_e2e fail "a test missing from the output" "$tmp/g-short.log"
+
 [ $failures -eq 0 ] || { tw_log "harness self-test: $failures verdicts wrong"; exit 1; }
 tw_log "harness self-test: all verdicts right"

@@ -616,7 +616,8 @@ static void *starter(void *arg)
 	for (i = 0; i < THR_N; i++) {
 		if (start(s->fd, s->base + i, (1 + i % 50) * MS, 0, 0))
 			printf("#   start %d failed\n", s->base + i);
-		if (i % 3 == 0 && stop(s->fd, s->base + i) == TW_STOPPED_PENDING)
+		/* Stopped before its event was read: it must never be seen. */
+		if (i % 3 == 0 && stop(s->fd, s->base + i) > 0)
 			s->stopped++;
 	}
 	return NULL;

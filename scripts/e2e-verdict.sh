@@ -1,0 +1,39 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Judge one guest run from its console log (scripts/guest-init.sh's markers):
+# the module loaded, the mode's program succeeded, rmmod was refused while a
+# file was open and worked after, every planned e2e test passed, and the
+# kernel reported nothing.
+#
+#   scripts/e2e-verdict.sh CONSOLE MODE LABEL
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+mode=$2 label=$3
+# Serial and UML consoles end lines with CR LF.
+log=${1%.log}.txt
+[ "$log" != "$1" ] || log=$1.txt
+tr -d '\r' <"$1" >"$log"
+status=0
+grep -q '^TW-INSMOD-OK' "$log" || { tw_log "$label: insmod failed"; status=1; }
+grep -q '^TW-RESULT rc=0' "$log" || { tw_log "$label: $mode failed"; status=1; }
+grep -q '^TW-RMMOD-OK' "$log" || { tw_log "$label: rmmod failed"; status=1; }
+if grep -q '^TW-RMMOD-WHILE-OPEN-SUCCEEDED' "$log"; then
+	tw_log "$label: the module unloaded while a file was open"
+	status=1
+fi
+if [ "$mode" = e2e ]; then
+	# The plan right after tw_e2e's own header, not a KTAP "1..0" of the boot.
+	plan=$(sed -n '/^TAP version 13$/{n;s/^1\.\.\([0-9]*\)$/\1/p}' "$log" | head -n 1)
+	oks=$(grep -cE '^ok [0-9]+ - [a-z0-9_]+$' "$log" || true)
+	if [ -z "$plan" ] || [ "$plan" -eq 0 ] || [ "$oks" -ne "$plan" ]; then
+		tw_log "e2e: ${oks} of ${plan:-no} planned tests passed ($label)"
+		grep -E '^not ok|^#   ' "$log" >&2 || true
+		status=1
+	else
+		tw_log "e2e on $label: $oks of $plan tests passed"
+	fi
+fi
+"$TW_ROOT/scripts/check-console.sh" "$log" || status=1
+[ $status -eq 0 ] || tw_log "console: $log"
+exit $status
