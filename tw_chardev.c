@@ -122,6 +122,8 @@ static const struct rhashtable_params tw_id_params = {
 	.key_len		= sizeof(u64),
 	.key_offset		= offsetof(struct tw_ktimer, id),
 	.head_offset		= offsetof(struct tw_ktimer, hash),
+	/* Skip the first few doublings: a client rarely holds a handful. */
+	.min_size		= 256,
 	.automatic_shrinking	= true,
 };
 
@@ -286,7 +288,7 @@ static int tw_rearm(struct tw_client *c, struct tw_ktimer *t, u64 due,
 static int tw_do_start(struct tw_client *c, const struct tw_op *op, u64 now,
 		       struct tw_ktimer **spare)
 {
-	struct tw_ktimer *t;
+	struct tw_ktimer *t, *old;
 	u64 due;
 	int ret;
 
@@ -301,15 +303,16 @@ static int tw_do_start(struct tw_client *c, const struct tw_op *op, u64 now,
 	if (due > KTIME_MAX)
 		return -ERANGE;
 
-	t = tw_lookup(c, op->id);
-	if (t)
-		return op->flags & TW_TIMER_REPLACE ?
-		       tw_rearm(c, t, due, op->interval) : -EEXIST;
-
+	if (op->flags & TW_TIMER_REPLACE) {
+		t = tw_lookup(c, op->id);
+		if (t)
+			return tw_rearm(c, t, due, op->interval);
+	}
 	if (c->nr_timers >= READ_ONCE(max_timers))
-		return -ENOSPC;
+		return tw_lookup(c, op->id) ? -EEXIST : -ENOSPC;
 	if (!spare || !*spare)
 		return -ENOMEM;
+
 	t = *spare;
 	tw_timer_init(&t->node);
 	t->id = op->id;
@@ -318,10 +321,11 @@ static int tw_do_start(struct tw_client *c, const struct tw_op *op, u64 now,
 	ret = tw_arm(c, t, due);
 	if (ret)
 		return ret;
-	ret = rhashtable_insert_fast(&c->ids, &t->hash, tw_id_params);
-	if (ret) {
+	/* One pass over the hash both finds a duplicate and inserts. */
+	old = rhashtable_lookup_get_insert_fast(&c->ids, &t->hash, tw_id_params);
+	if (old) {
 		tw_stop(&c->wheel, &t->node);
-		return ret;
+		return IS_ERR(old) ? PTR_ERR(old) : -EEXIST;
 	}
 	*spare = NULL;
 	c->nr_timers++;

@@ -33,6 +33,16 @@ if [ "$mode" = e2e ]; then
 	else
 		tw_log "e2e on $label: $oks of $plan tests passed"
 	fi
+	# QEMU guests also run the suite as a 32-bit process (compat_ioctl).
+	if grep -q '^TW-COMPAT32' "$log"; then
+		if grep -q '^TW-COMPAT32 rc=0' "$log"; then
+			tw_log "e2e on $label, 32-bit process: passed"
+		else
+			tw_log "e2e on $label, 32-bit process: FAILED"
+			grep -E '^compat32: (not ok|#   )' "$log" >&2 || true
+			status=1
+		fi
+	fi
 fi
 "$TW_ROOT/scripts/check-console.sh" "$log" || status=1
 [ $status -eq 0 ] || tw_log "console: $log"

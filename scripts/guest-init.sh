@@ -20,6 +20,11 @@ case $mode in
 e2e)
 	timeout 600 /bin/tw_e2e
 	echo "TW-RESULT rc=$?"
+	# The same suite from a 32-bit process, through compat_ioctl.
+	timeout 600 /bin/tw_e2e32 >/tmp/compat32.log 2>&1
+	rc=$?
+	sed 's/^/compat32: /' /tmp/compat32.log
+	echo "TW-COMPAT32 rc=$rc"
 	# The module must stay while a file is open, and go once it is closed.
 	exec 3</dev/timingwheel
 	rmmod timingwheel 2>/dev/null && echo "TW-RMMOD-WHILE-OPEN-SUCCEEDED"

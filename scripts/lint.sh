@@ -22,6 +22,19 @@ else
 	status=1
 fi
 
+# The example in the ABI document must compile, warning-free, against the
+# uapi header: a reader copies it first.
+example=$TW_CACHE/run/uapi-example.c
+awk '/^\.\. code-block:: c$/ { on = 1; next }
+     on && /^[^ \t]/ && NF { exit }
+     on { sub(/^  /, ""); print }' "$TW_ROOT/Documentation/timingwheel/uapi.rst" >"$example"
+if gcc -Wall -Wextra -Werror -I"$TW_ROOT/include/uapi" -o "${example%.c}" "$example"; then
+	tw_log "the example of Documentation/timingwheel/uapi.rst compiles cleanly"
+else
+	tw_log "the example of Documentation/timingwheel/uapi.rst does not compile"
+	status=1
+fi
+
 # lint_build NAME KDIR [MAKE ARGS...]: W=1 and C=2 builds against one tree.
 lint_build() {
 	local name=$1 kdir=$2 stage=$TW_CACHE/run/lint-$1

@@ -14,7 +14,7 @@ set -euo pipefail
 
 kernel=${1:?usage: qemu-run.sh KERNEL MODE}
 mode=${2:?usage: qemu-run.sh KERNEL MODE}
-tw_need qemu-system-x86 busybox-static cpio gzip
+tw_need qemu-system-x86 busybox-static cpio gzip gcc-multilib
 read -r ver kdir vmlinuz < <("$TW_ROOT/scripts/debian-kernel.sh" "$kernel")
 work=$TW_CACHE/run/qemu-$kernel-$mode${TW_RUN_TAG:+-$TW_RUN_TAG}
 rm -rf "$work" && mkdir -p "$work"
@@ -34,7 +34,7 @@ cp /bin/busybox "$root/bin/busybox"
 cp "$TW_ROOT/scripts/guest-init.sh" "$root/init"
 cp "$TW_ROOT/scripts/guest-demo.sh" "$root/demo.sh"
 cp "$work/module/timingwheel.ko" "$root/"
-cp "$TW_ROOT"/tools/timingwheel/build/{twctl,tw_e2e,bench_device} "$root/bin/"
+cp "$TW_ROOT"/tools/timingwheel/build/{twctl,tw_e2e,tw_e2e32,bench_device} "$root/bin/"
 chmod +x "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initramfs.gz"
 
