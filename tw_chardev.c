@@ -44,6 +44,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
+#include <linux/hash.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
@@ -118,13 +119,24 @@ struct tw_client {
 	struct mutex		read_mutex;	/* one read() delivers at a time */
 };
 
+/* Ids are the caller's; a multiplicative hash spreads even dense ones. */
+static u32 tw_id_hash(const void *data, u32 len, u32 seed)
+{
+	return hash_64(*(const u64 *)data ^ seed, 32);
+}
+
+/*
+ * The table grows with the file's timers and keeps its size until close:
+ * shrinking after a mass stop, only to grow again on the next mass start,
+ * cost more than the buckets it saved (8 bytes each).
+ */
 static const struct rhashtable_params tw_id_params = {
 	.key_len		= sizeof(u64),
 	.key_offset		= offsetof(struct tw_ktimer, id),
 	.head_offset		= offsetof(struct tw_ktimer, hash),
+	.hashfn			= tw_id_hash,
 	/* Skip the first few doublings: a client rarely holds a handful. */
 	.min_size		= 256,
-	.automatic_shrinking	= true,
 };
 
 static struct kmem_cache *tw_timer_cache;
