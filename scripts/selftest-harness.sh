@@ -10,6 +10,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 declared=$("$TW_ROOT/scripts/kunit-count.sh")
 failures=0
+checks=0
 
 # ktap N [not-ok-index]: a one-suite KTAP log of N cases.
 ktap() {
@@ -41,10 +42,12 @@ printf 'Linux version 6.12\nrandom: crng init done\nreboot: Power down\n' >"$tmp
 	echo 'WARNING: CPU: 0 PID: 1 at kernel/time/hrtimer.c:1234 hrtimer_start+0x1/0x2'
 } >"$tmp/warning.log"
 
-# expect VERDICT NAME KTAP CONSOLE
-expect() {
+# verdict WANT NAME COMMAND...: run a verdict script, compare with WANT.
+verdict() {
 	local want=$1 name=$2 got
-	"$TW_ROOT/scripts/kunit-verdict.sh" "$3" "$4" "selftest $name" >"$tmp/out" 2>&1
+	shift 2
+	checks=$((checks + 1))
+	"$@" >"$tmp/out" 2>&1
 	[ $? -eq 0 ] && got=pass || got=fail
 	if [ "$got" = "$want" ]; then
 		tw_log "harness self-test: $name -> $got, as it must"
@@ -53,6 +56,16 @@ expect() {
 		cat "$tmp/out" >&2
 		failures=$((failures + 1))
 	fi
+}
+
+# expect VERDICT NAME KTAP CONSOLE: the KUnit verdict.
+expect() {
+	verdict "$1" "$2" "$TW_ROOT/scripts/kunit-verdict.sh" "$3" "$4" "selftest $2"
+}
+
+# expect_e2e VERDICT NAME CONSOLE: the e2e verdict.
+expect_e2e() {
+	verdict "$1" "e2e $2" "$TW_ROOT/scripts/e2e-verdict.sh" "$3" e2e "selftest $2"
 }
 
 ktap "$declared" >"$tmp/all.ktap"
@@ -89,20 +102,6 @@ guest() {
 	echo 'TW-RMMOD-OK'
 }
 
-# expect_e2e VERDICT NAME CONSOLE
-expect_e2e() {
-	local want=$1 name=$2 got
-	"$TW_ROOT/scripts/e2e-verdict.sh" "$3" e2e "selftest $name" >"$tmp/out" 2>&1
-	[ $? -eq 0 ] && got=pass || got=fail
-	if [ "$got" = "$want" ]; then
-		tw_log "harness self-test: e2e $name -> $got, as it must"
-	else
-		tw_log "harness self-test: e2e $name -> $got, but must $want"
-		cat "$tmp/out" >&2
-		failures=$((failures + 1))
-	fi
-}
-
 guest 24 24 >"$tmp/g-ok.log"
 guest 24 23 >"$tmp/g-fail.log"
 guest 0 0 >"$tmp/g-zero.log"
@@ -120,5 +119,11 @@ expect_e2e fail "unloaded while open" "$tmp/g-rmmod.log"
 expect_e2e fail "rmmod failed" "$tmp/g-normmod.log"
 expect_e2e fail "a test missing from the output" "$tmp/g-short.log"
 
+# Every expectation written below must have been checked.
+planned=$(grep -cE '^expect(_e2e)? (pass|fail) ' "$0")
+if [ "$checks" -ne "$planned" ]; then
+	tw_log "harness self-test: $checks of $planned verdicts were checked"
+	failures=$((failures + 1))
+fi
 [ $failures -eq 0 ] || { tw_log "harness self-test: $failures verdicts wrong"; exit 1; }
 tw_log "harness self-test: all verdicts right"
