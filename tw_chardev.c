@@ -44,7 +44,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
-#include <linux/hash.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
@@ -119,12 +118,6 @@ struct tw_client {
 	struct mutex		read_mutex;	/* one read() delivers at a time */
 };
 
-/* Ids are the caller's; a multiplicative hash spreads even dense ones. */
-static u32 tw_id_hash(const void *data, u32 len, u32 seed)
-{
-	return hash_64(*(const u64 *)data ^ seed, 32);
-}
-
 /*
  * The table grows with the file's timers and keeps its size until close:
  * shrinking after a mass stop, only to grow again on the next mass start,
@@ -134,7 +127,6 @@ static const struct rhashtable_params tw_id_params = {
 	.key_len		= sizeof(u64),
 	.key_offset		= offsetof(struct tw_ktimer, id),
 	.head_offset		= offsetof(struct tw_ktimer, hash),
-	.hashfn			= tw_id_hash,
 	/* Skip the first few doublings: a client rarely holds a handful. */
 	.min_size		= 256,
 };
@@ -744,34 +736,29 @@ static ssize_t tw_read(struct file *file, char __user *buf, size_t count,
 
 	if (!max)
 		return -EINVAL;
-	if (mutex_lock_interruptible(&c->read_mutex))
-		return -ERESTARTSYS;
 
-	while (copied / sizeof(struct tw_event) < max) {
-		ret = tw_read_chunk(c, buf + copied,
-				    min_t(size_t, max - copied / sizeof(struct tw_event),
-					  UINT_MAX));
-		if (ret < 0) {
-			copied = copied ?: ret;
-			break;
-		}
-		if (ret) {
-			copied += ret;
-			continue;
-		}
+	for (;;) {
+		/* Held while copying out, never while waiting for events. */
+		if (mutex_lock_interruptible(&c->read_mutex))
+			return copied ?: -ERESTARTSYS;
+		do {
+			ret = tw_read_chunk(c, buf + copied,
+					    min_t(size_t, max - copied / sizeof(struct tw_event),
+						  UINT_MAX));
+			if (ret > 0)
+				copied += ret;
+		} while (ret > 0 && copied / sizeof(struct tw_event) < max);
+		mutex_unlock(&c->read_mutex);
+
+		if (ret < 0)
+			return copied ?: ret;
 		if (copied)
-			break;
-		if (file->f_flags & O_NONBLOCK) {
-			copied = -EAGAIN;
-			break;
-		}
-		if (wait_event_interruptible(c->wq, READ_ONCE(c->nr_queued))) {
-			copied = -ERESTARTSYS;
-			break;
-		}
+			return copied;
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		if (wait_event_interruptible(c->wq, READ_ONCE(c->nr_queued)))
+			return -ERESTARTSYS;
 	}
-	mutex_unlock(&c->read_mutex);
-	return copied;
 }
 
 static __poll_t tw_poll(struct file *file, poll_table *wait)

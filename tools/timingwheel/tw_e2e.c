@@ -663,6 +663,57 @@ static void t_threads_one_file(void)
 	close(fd);
 }
 
+static void *blocking_reader(void *arg)
+{
+	struct tw_event ev;
+
+	return (void *)(intptr_t)read(*(int *)arg, &ev, sizeof(ev));
+}
+
+/* A reader sleeping for events must not make a non-blocking read wait. */
+static void t_nonblocking_beside_blocked_reader(void)
+{
+	int fd = tw_open(0);
+	pthread_t th;
+	void *ret;
+	struct tw_event ev;
+	uint64_t t0;
+
+	pthread_create(&th, NULL, blocking_reader, &fd);
+	sleep_ms(100);
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	t0 = now_ns();
+	CHECK(read(fd, &ev, sizeof(ev)) == -1 && errno == EAGAIN, "");
+	CHECK(now_ns() - t0 < 50 * MS, "waited %llu ms",
+	      (unsigned long long)(now_ns() - t0) / MS);
+	CHECK(start(fd, 1, 0, 0, 0) == 0, "");
+	pthread_join(th, &ret);
+	CHECK((intptr_t)ret == sizeof(ev), "the blocked reader got the event");
+	close(fd);
+}
+
+/* Ids that differ only in their top bits must hash apart. */
+static void t_sparse_ids(void)
+{
+	enum { N = 4096 };
+	static struct tw_op ops[N];
+	struct tw_batch b = { .ops = (uintptr_t)ops, .count = N };
+	int fd = tw_open(0), i, bad = 0;
+
+	memset(ops, 0, sizeof(ops));
+	for (i = 0; i < N; i++) {
+		ops[i].op = TW_OP_START;
+		ops[i].id = (uint64_t)i << 52 | 7;
+		ops[i].value = 60000 * MS;
+	}
+	CHECK(tw_ioctl(fd, TW_IOC_BATCH, &b) == 0, "");
+	for (i = 0; i < N; i++)
+		bad += ops[i].result != 0;
+	CHECK(bad == 0, "%d of %d starts failed (first: %d)", bad, N, ops[N - 1].result);
+	CHECK(stop(fd, (uint64_t)123 << 52 | 7) == TW_STOPPED_PENDING, "");
+	close(fd);
+}
+
 /* Files never see each other's timers, even with the same ids. */
 static void t_many_files(void)
 {
@@ -764,6 +815,8 @@ static const struct {
 	{ "fdinfo", t_fdinfo },
 	{ "boottime", t_boottime },
 	{ "threads_one_file", t_threads_one_file },
+	{ "nonblocking_beside_blocked_reader", t_nonblocking_beside_blocked_reader },
+	{ "sparse_ids_high_bits", t_sparse_ids },
 	{ "many_files", t_many_files },
 	{ "close_with_pending", t_close_with_pending },
 	{ "burst_beyond_budget", t_burst },
