@@ -23,8 +23,8 @@ if grep -q '^TW-RMMOD-WHILE-OPEN-SUCCEEDED' "$log"; then
 	status=1
 fi
 if [ "$mode" = e2e ]; then
-	# The plan right after tw_e2e's own header, not a KTAP "1..0" of the boot.
-	plan=$(sed -n '/^TAP version 13$/{n;s/^1\.\.\([0-9]*\)$/\1/p}' "$log" | head -n 1)
+	# The first plan after tw_e2e's own header, not a KTAP "1..0" of the boot.
+	plan=$(sed -n '/^TAP version 13$/,$p' "$log" | sed -n 's/^1\.\.\([0-9]*\)$/\1/p' | head -n 1)
 	oks=$(grep -cE '^ok [0-9]+ - [a-z0-9_]+$' "$log" || true)
 	if [ -z "$plan" ] || [ "$plan" -eq 0 ] || [ "$oks" -ne "$plan" ]; then
 		tw_log "e2e: ${oks} of ${plan:-no} planned tests passed ($label)"

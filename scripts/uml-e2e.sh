@@ -30,8 +30,11 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 insmod $work/module/timingwheel.ko && echo "TW-INSMOD-OK"
-$TW_ROOT/tools/timingwheel/build/tw_e2e
-echo "TW-RESULT rc=\$?"
+echo 5 >/proc/sys/kernel/printk
+$TW_ROOT/tools/timingwheel/build/tw_e2e >/dev/tw-e2e.log 2>&1
+rc=\$?
+cat /dev/tw-e2e.log
+echo "TW-RESULT rc=\$rc"
 exec 3</dev/timingwheel
 rmmod timingwheel 2>/dev/null && echo "TW-RMMOD-WHILE-OPEN-SUCCEEDED"
 exec 3<&-
