@@ -41,8 +41,6 @@
  * before it frees the timers.
  */
 
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>

@@ -123,8 +123,8 @@ static void tw_enqueue(struct tw_wheel *w, struct tw_timer *t,
  * @nr_levels:  number of entries in @level_bits, 1..TW_MAX_LEVELS
  * @now:        the tick the wheel starts at, below TW_MAX_TICK
  *
- * Return: 0, or -EINVAL for a layout the wheel cannot represent (more than
- * TW_MAX_TOTAL_BITS bits in all) or a start tick out of range.
+ * Return: 0, or -EINVAL for a layout the wheel cannot represent (no level,
+ * too many, a level of 0 or more than 6 bits) or a start tick out of range.
  */
 int tw_init(struct tw_wheel *wheel, const u8 *level_bits,
 	    unsigned int nr_levels, u64 now)
@@ -144,8 +144,6 @@ int tw_init(struct tw_wheel *wheel, const u8 *level_bits,
 		wheel->shift[lvl] = shift;
 		shift += bits;
 	}
-	if (shift > TW_MAX_TOTAL_BITS)
-		return -EINVAL;
 	/* Past the top, a "level" starts where the range ends. */
 	for (lvl = nr_levels; lvl <= TW_MAX_LEVELS; lvl++)
 		wheel->shift[lvl] = shift;

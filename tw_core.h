@@ -10,6 +10,7 @@
 #define _TW_CORE_H
 
 #include <linux/bits.h>
+#include <linux/build_bug.h>
 #include <linux/types.h>
 #include <linux/limits.h>
 #include <linux/list.h>
@@ -20,7 +21,8 @@
 #define TW_MAX_LEVELS		10
 /* Ticks stay below 2^63 so that no range computation can overflow. */
 #define TW_MAX_TICK		((u64)1 << 63)
-#define TW_MAX_TOTAL_BITS	60
+/* Any layout spans at most 60 bits, so no range computation overflows. */
+static_assert(TW_MAX_LEVELS * TW_MAX_LEVEL_BITS <= 60, "wheel wider than 60 bits");
 
 /* The default layout: 8 levels of 64 slots, 48 bits of range. */
 #define TW_DEFAULT_LEVELS	8
