@@ -8,6 +8,8 @@
 # cannot pass by going stale.
 #
 #   scripts/mutate.sh core|device
+#
+# TW_MUTATION=<part of a name> runs only the matching mutations.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -31,7 +33,7 @@ device_mutations=(
 	"stop leaves an expired timer's event queued|tw_chardev.c|/^static int tw_do_stop/,/^}/s/^\tcase TW_QUEUED:$/\tcase TW_QUEUED:\n\t\tif (op->id != ~0ULL)\n\t\t\treturn TW_STOPPED_EXPIRED;/"
 	"reserved field of START not checked|tw_chardev.c|s/if ((op->flags \& ~TW_TIMER_FLAGS) || op->__reserved)/if (op->flags \& ~TW_TIMER_FLAGS)/"
 	"no follow-up callback after a burst|tw_chardev.c|s/\t\tnext = now + TW_BURST_GAP_NS;/\t\tnext = KTIME_MAX;/"
-	"events dropped when the copy to userspace fails|tw_chardev.c|s/^\t\tif (t->stopped) {$/\t\tif (true) {/"
+	"events dropped when the copy to userspace fails|tw_chardev.c|/^static void tw_return_events/,/^}/s/^\t\tt->state = TW_QUEUED;$/\t\tlist_del(\&t->event);\n\t\ttw_forget(c, t);\n\t\tcontinue;/"
 )
 
 case ${1:-core} in
@@ -48,9 +50,11 @@ device)
 *) tw_die "usage: mutate.sh core|device" ;;
 esac
 
-failures=0
+failures=0 tried=0
 for m in "${mutations[@]}"; do
 	IFS='|' read -r name file expr <<<"$m"
+	[[ $name == *"${TW_MUTATION:-}"* ]] || continue
+	tried=$((tried + 1))
 	tree=$TW_CACHE/run/mutant
 	rm -rf "$tree" && mkdir -p "$tree"
 	(cd "$TW_ROOT" && rsync -a --exclude build Kbuild ./*.c ./*.h scripts tools "$tree/" &&
@@ -72,5 +76,6 @@ for m in "${mutations[@]}"; do
 		tw_log "mutation '$name' caught: $ran"
 	fi
 done
+[ $tried -gt 0 ] || tw_die "no mutation matches '${TW_MUTATION:-}'"
 [ $failures -eq 0 ] || exit 1
-tw_log "all ${#mutations[@]} mutations caught"
+tw_log "all $tried mutations caught"
