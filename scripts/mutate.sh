@@ -68,8 +68,9 @@ for m in "${mutations[@]}"; do
 	if suite "$tree" >"$tree.log" 2>&1; then
 		tw_log "mutation '$name' SURVIVED: the suite did not notice"
 		failures=$((failures + 1))
-	elif ! ran=$(grep -m1 -oE "$verdict" "$tree.log"); then
-		# A mutant that does not build or boot proves nothing about the tests.
+	elif ! ran=$(grep -m1 -oE "$verdict|the kernel reported a problem" "$tree.log"); then
+		# A mutant that does not build or boot proves nothing about the
+		# tests; one that crashes the kernel under test was caught.
 		tw_log "mutation '$name': the suite did not run (log: $tree.log)"
 		failures=$((failures + 1))
 	else
