@@ -2,9 +2,10 @@
 /*
  * /dev/timingwheel: many timers behind one file descriptor.
  *
- * Each open file is a client: a timing wheel (tw_core.c), a hash of its
- * timers by the 64-bit ids the caller chose, a FIFO of fired timers whose
- * events wait to be read, and one hrtimer that drives the wheel.
+ * Each open file is a client: a timing wheel (tw_core.c), an index of its
+ * timers by the 64-bit ids the caller chose (tw_ids.c), a FIFO of fired
+ * timers whose events wait to be read, and one hrtimer that drives the
+ * wheel.
  *
  * A timer is one slab object, charged to the caller's memory cgroup, that
  * lives from START until its last event is read or it is stopped.  It is in
@@ -35,7 +36,7 @@
  *
  * Locking.  One spinlock per client, taken with _bh from process context,
  * guards the wheel, the event list, the timer states and the hrtimer's
- * programming; the id hash is only changed under it.  read() holds a mutex
+ * programming and the id index.  read() holds a mutex
  * across the copy to userspace so that concurrent readers see events in
  * order.  close() cancels the hrtimer, waiting for a callback in flight,
  * before it frees the timers.
@@ -49,7 +50,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
-#include <linux/rhashtable.h>
+#include <linux/random.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -60,6 +61,7 @@
 
 #include "tw_compat.h"
 #include "tw_core.h"
+#include "tw_ids.h"
 
 #define TW_MIN_RESOLUTION_NS	1000ULL
 #define TW_MAX_RESOLUTION_NS	NSEC_PER_SEC
@@ -67,6 +69,8 @@
 #define TW_BURST_GAP_NS		20000ULL
 /* Batch entries and events handled per lock hold. */
 #define TW_CHUNK		32
+/* Directory slots of a new file's id index: 2048 ids before it grows. */
+#define TW_IDS_DIR_MIN		4
 
 static unsigned int max_timers = 1U << 20;
 module_param(max_timers, uint, 0644);
@@ -89,9 +93,8 @@ enum tw_state {
 
 struct tw_ktimer {
 	struct tw_timer		node;
-	struct rhash_head	hash;
+	struct tw_id_node	idn;
 	struct list_head	event;
-	u64			id;
 	u64			due;
 	u64			fired;
 	u64			interval;
@@ -102,7 +105,7 @@ struct tw_ktimer {
 struct tw_client {
 	spinlock_t		lock;		/* everything below but the mutex */
 	struct tw_wheel		wheel;
-	struct rhashtable	ids;
+	struct tw_ids		ids;
 	struct list_head	events;
 	u64			nr_timers;
 	u64			nr_queued;
@@ -114,19 +117,6 @@ struct tw_client {
 	struct hrtimer		hrtimer;
 	wait_queue_head_t	wq;
 	struct mutex		read_mutex;	/* one read() delivers at a time */
-};
-
-/*
- * The table grows with the file's timers and keeps its size until close:
- * shrinking after a mass stop, only to grow again on the next mass start,
- * cost more than the buckets it saved (8 bytes each).
- */
-static const struct rhashtable_params tw_id_params = {
-	.key_len		= sizeof(u64),
-	.key_offset		= offsetof(struct tw_ktimer, id),
-	.head_offset		= offsetof(struct tw_ktimer, hash),
-	/* Skip the first few doublings: a client rarely holds a handful. */
-	.min_size		= 256,
 };
 
 static struct kmem_cache *tw_timer_cache;
@@ -155,7 +145,9 @@ static u64 tw_tick_ns(const struct tw_client *c, u64 tick)
 
 static struct tw_ktimer *tw_lookup(struct tw_client *c, u64 id)
 {
-	return rhashtable_lookup_fast(&c->ids, &id, tw_id_params);
+	struct tw_id_node *idn = tw_ids_find(&c->ids, id);
+
+	return idn ? container_of(idn, struct tw_ktimer, idn) : NULL;
 }
 
 static void tw_free(struct tw_client *c, struct tw_ktimer *t)
@@ -164,10 +156,10 @@ static void tw_free(struct tw_client *c, struct tw_ktimer *t)
 	c->nr_timers--;
 }
 
-/* Forget a timer that is in no list: out of the hash, back to the slab. */
+/* Forget a timer that is in no list: out of the index, back to the slab. */
 static void tw_forget(struct tw_client *c, struct tw_ktimer *t)
 {
-	rhashtable_remove_fast(&c->ids, &t->hash, tw_id_params);
+	tw_ids_remove(&c->ids, &t->idn);
 	tw_free(c, t);
 }
 
@@ -290,7 +282,7 @@ static int tw_rearm(struct tw_client *c, struct tw_ktimer *t, u64 due,
 static int tw_do_start(struct tw_client *c, const struct tw_op *op, u64 now,
 		       struct tw_ktimer **spare)
 {
-	struct tw_ktimer *t, *old;
+	struct tw_ktimer *t;
 	u64 due;
 	int ret;
 
@@ -317,17 +309,16 @@ static int tw_do_start(struct tw_client *c, const struct tw_op *op, u64 now,
 
 	t = *spare;
 	tw_timer_init(&t->node);
-	t->id = op->id;
+	t->idn.id = op->id;
 	t->interval = op->interval;
 	t->stopped = false;
 	ret = tw_arm(c, t, due);
 	if (ret)
 		return ret;
-	/* One pass over the hash both finds a duplicate and inserts. */
-	old = rhashtable_lookup_get_insert_fast(&c->ids, &t->hash, tw_id_params);
-	if (old) {
+	/* One pass over the bucket both finds a duplicate and inserts. */
+	if (tw_ids_insert(&c->ids, &t->idn)) {
 		tw_stop(&c->wheel, &t->node);
-		return IS_ERR(old) ? PTR_ERR(old) : -EEXIST;
+		return -EEXIST;
 	}
 	*spare = NULL;
 	c->nr_timers++;
@@ -364,7 +355,7 @@ static int tw_do_stop(struct tw_client *c, const struct tw_op *op)
 		 */
 		if (!t->interval)
 			return -ENOENT;
-		rhashtable_remove_fast(&c->ids, &t->hash, tw_id_params);
+		tw_ids_remove(&c->ids, &t->idn);
 		t->stopped = true;
 		return TW_STOPPED_PENDING;
 	}
@@ -406,18 +397,47 @@ static void tw_apply(struct tw_client *c, struct tw_op *ops, unsigned int n,
 		tw_wake_readers(c);
 }
 
-/* Preallocate a timer for each START in @ops; return how many were. */
-static unsigned int tw_alloc_spares(struct tw_op *ops, unsigned int n,
+/* Preallocate @starts timers; return how many could be had. */
+static unsigned int tw_alloc_spares(unsigned int starts,
 				    struct tw_ktimer **spares)
 {
-	unsigned int i, starts = 0;
-
-	for (i = 0; i < n; i++)
-		starts += ops[i].op == TW_OP_START;
 	if (!starts)
 		return 0;
 	return kmem_cache_alloc_bulk(tw_timer_cache, GFP_KERNEL_ACCOUNT, starts,
 				     (void **)spares);
+}
+
+/*
+ * Hand the id index the memory its next splits need, before the lock is
+ * taken: the index never allocates.  The unlocked looks are hints that
+ * tw_ids_swap_dir() and tw_ids_add_seg() check again under the lock.  If
+ * an allocation fails, nothing fails with it: the buckets just get longer
+ * until a later call finds memory.
+ */
+static void tw_grow_ids(struct tw_client *c, unsigned int starts)
+{
+	struct tw_id_seg **dir = NULL, *seg;
+	unsigned int dir_size = 0;
+
+	/* A hint: tw_ids_add_seg() decides under the lock. */
+	if (!starts || !data_race(tw_ids_want_seg(&c->ids, starts)))
+		return;
+	seg = kzalloc(sizeof(*seg), GFP_KERNEL_ACCOUNT);
+	/* A hint: tw_ids_swap_dir() refuses a directory that is not larger. */
+	if (data_race(tw_ids_want_dir(&c->ids))) {
+		/* Stale is harmless, as above. */
+		dir_size = 2 * data_race(c->ids.dir_size);
+		dir = kvmalloc_array(dir_size, sizeof(*dir), GFP_KERNEL_ACCOUNT);
+	}
+
+	spin_lock_bh(&c->lock);
+	if (dir)
+		dir = tw_ids_swap_dir(&c->ids, dir, dir_size);
+	if (seg && tw_ids_add_seg(&c->ids, seg))
+		seg = NULL;
+	spin_unlock_bh(&c->lock);
+	kvfree(dir);
+	kfree(seg);
 }
 
 /* Give back the preallocated timers tw_apply() did not use. */
@@ -436,10 +456,34 @@ static void tw_apply_chunk(struct tw_client *c, struct tw_op *ops,
 			   unsigned int n)
 {
 	struct tw_ktimer *spares[TW_CHUNK];
-	unsigned int nr_spares = tw_alloc_spares(ops, n, spares);
+	unsigned int i, starts = 0, nr_spares;
 
+	for (i = 0; i < n; i++)
+		starts += ops[i].op == TW_OP_START;
+	nr_spares = tw_alloc_spares(starts, spares);
+	tw_grow_ids(c, starts);
 	tw_apply(c, ops, n, spares, nr_spares);
 	tw_free_spares(spares, nr_spares);
+}
+
+/*
+ * Only the results go back: the rest of each entry is the caller's own
+ * input, and writing it back would double the bytes a batch moves.
+ */
+static int tw_put_results(struct tw_op __user *uops, const struct tw_op *ops,
+			  unsigned int n)
+{
+	unsigned int i;
+
+	if (!user_write_access_begin(uops, n * sizeof(*uops)))
+		return -EFAULT;
+	for (i = 0; i < n; i++)
+		unsafe_put_user(ops[i].result, &uops[i].result, fault);
+	user_write_access_end();
+	return 0;
+fault:
+	user_write_access_end();
+	return -EFAULT;
 }
 
 static long tw_ioctl_batch(struct tw_client *c, void __user *argp)
@@ -466,7 +510,7 @@ static long tw_ioctl_batch(struct tw_client *c, void __user *argp)
 			break;
 		}
 		tw_apply_chunk(c, ops, n);
-		if (copy_to_user(uops + done, ops, n * sizeof(*ops))) {
+		if (tw_put_results(uops + done, ops, n)) {
 			ret = -EFAULT;
 			break;
 		}
@@ -635,7 +679,7 @@ static unsigned int tw_take_events(struct tw_client *c, struct list_head *taken,
 		t->state = TW_READING;
 		c->nr_queued--;
 		memset(&ev[n], 0, sizeof(ev[n]));
-		ev[n].id = t->id;
+		ev[n].id = t->idn.id;
 		ev[n].due = t->due;
 		ev[n].fired = t->fired;
 		if (t->interval) {
@@ -767,6 +811,33 @@ static __poll_t tw_poll(struct file *file, poll_table *wait)
 	return READ_ONCE(c->nr_queued) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
+static int tw_init_ids(struct tw_client *c)
+{
+	struct tw_id_seg **dir, *seg;
+	hsiphash_key_t key;
+
+	dir = kmalloc_array(TW_IDS_DIR_MIN, sizeof(*dir), GFP_KERNEL_ACCOUNT);
+	seg = kzalloc(sizeof(*seg), GFP_KERNEL_ACCOUNT);
+	if (!dir || !seg) {
+		kfree(dir);
+		kfree(seg);
+		return -ENOMEM;
+	}
+	get_random_bytes(&key, sizeof(key));
+	tw_ids_init(&c->ids, dir, TW_IDS_DIR_MIN, seg, &key);
+	return 0;
+}
+
+/* Free the index's segments and directory; its entries are gone already. */
+static void tw_free_ids(struct tw_ids *ids)
+{
+	unsigned int i;
+
+	for (i = 0; i < ids->nr_segs; i++)
+		kfree(ids->dir[i]);
+	kvfree(ids->dir);
+}
+
 static int tw_open(struct inode *inode, struct file *file)
 {
 	struct tw_client *c;
@@ -776,7 +847,7 @@ static int tw_open(struct inode *inode, struct file *file)
 	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
 	if (!c)
 		return -ENOMEM;
-	ret = rhashtable_init(&c->ids, &tw_id_params);
+	ret = tw_init_ids(c);
 	if (ret) {
 		kfree(c);
 		return ret;
@@ -795,9 +866,10 @@ static int tw_open(struct inode *inode, struct file *file)
 	return stream_open(inode, file);
 }
 
-static void tw_free_timer(void *ptr, void *arg)
+static void tw_free_timer(struct tw_id_node *idn, void *data)
 {
-	kmem_cache_free(tw_timer_cache, ptr);
+	kmem_cache_free(tw_timer_cache, container_of(idn, struct tw_ktimer, idn));
+	cond_resched();
 }
 
 static int tw_release(struct inode *inode, struct file *file)
@@ -807,10 +879,11 @@ static int tw_release(struct inode *inode, struct file *file)
 	/*
 	 * No ioctl or read can run any more; once the hrtimer is cancelled,
 	 * with a callback in flight waited for, nothing touches the timers.
-	 * Every timer is in the hash whatever its state.
+	 * Every timer is in the index whatever its state.
 	 */
 	hrtimer_cancel(&c->hrtimer);
-	rhashtable_free_and_destroy(&c->ids, tw_free_timer, NULL);
+	tw_ids_drain(&c->ids, tw_free_timer, NULL);
+	tw_free_ids(&c->ids);
 	mutex_destroy(&c->read_mutex);
 	kfree(c);
 	return 0;

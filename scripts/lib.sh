@@ -53,9 +53,11 @@ tw_kernel_source() {
 }
 
 # tw_stage_module DIR: copy the module sources to DIR so that kbuild's objects
-# never land in the repository (6.12 has no MO=).
+# never land in the repository (6.12 has no MO=).  DIR starts empty: a copy
+# keeps the sources' times, so a file put back after a mutation can be older
+# than the objects built from the mutant, and make would keep those.
 tw_stage_module() {
-	mkdir -p "$1"
+	rm -rf "$1" && mkdir -p "$1"
 	(cd "$TW_ROOT" && rsync -a Kbuild ./*.c ./*.h "$1/" &&
 		if [ -d include ]; then rsync -a include "$1/"; fi)
 }

@@ -26,6 +26,11 @@ core_mutations=(
 	"modify keeps a timer in a slot of another tick|tw_core.c|s/tw_slot_index(w, lvl, expires) == slot % TW_LEVEL_SLOTS;/true;/"
 	"modify ignores the window|tw_core.c|s/ahead < tw_level_slots(w, lvl) \&\&/(ahead | 1) \&\&/"
 	"pending count not kept on stop|tw_core.c|/^bool tw_stop/,/^}/{/wheel->nr_pending--;/d}"
+	"index split by the wrong hash bit|tw_ids.c|s/\& (1UL << ids->level) ? hi : lo;/\& (1UL << (ids->level - 1)) ? hi : lo;/"
+	"index bucket ignores the split pointer|tw_ids.c|s/return b < ids->split ? hash \& ((2UL << ids->level) - 1) : b;/return b;/"
+	"index hash ignores the id's top half|tw_ids.c|s/hsiphash_2u32(lower_32_bits(id), upper_32_bits(id),/hsiphash_2u32(lower_32_bits(id), 0,/"
+	"index takes a duplicate id|tw_ids.c|s/if (old->id == node->id)/if (old->id == node->id \&\& !old)/"
+	"index count not kept on remove|tw_ids.c|/^void tw_ids_remove/,/^}/{/ids->nr--;/d}"
 )
 
 device_mutations=(

@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the id index in tw_ids.c.
+ *
+ * The unit cases pin down find, insert, remove and drain, the splits that
+ * grow the index one bucket at a time, and what happens when the caller
+ * withholds the memory a split needs.  The model case replays a random mix
+ * of inserts and removes against a plain array, with segments and
+ * directories handed in late and sometimes not at all, and checks after
+ * every step that the index holds exactly the model's ids and that every
+ * entry sits in the bucket its hash names.
+ *
+ * Like the wheel, the index is linked into this module directly.
+ */
+
+#include <kunit/test.h>
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+
+#include "tw_ids.c"
+
+static unsigned long long ids_seed;
+module_param(ids_seed, ullong, 0444);
+MODULE_PARM_DESC(ids_seed, "seed of the index's model case (0: pick one)");
+
+struct tw_ids_fixture {
+	struct tw_ids		ids;
+	struct tw_id_node	*nodes;
+	unsigned int		nr_nodes;
+};
+
+static const hsiphash_key_t tw_ids_test_key = { { 0x0123456789abcdefUL, 0xfedcba9876543210UL } };
+
+static struct tw_id_seg *tw_ids_test_seg(struct kunit *test)
+{
+	struct tw_id_seg *seg = kunit_kzalloc(test, sizeof(*seg), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, seg);
+	return seg;
+}
+
+/* An index with a directory of @dir_size slots, and @n spare nodes. */
+static struct tw_ids_fixture *tw_ids_fixture_new(struct kunit *test,
+						 unsigned int dir_size,
+						 unsigned int n)
+{
+	struct tw_ids_fixture *fx = kunit_kzalloc(test, sizeof(*fx), GFP_KERNEL);
+	struct tw_id_seg **dir;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	dir = kunit_kcalloc(test, dir_size, sizeof(*dir), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dir);
+	fx->nodes = kunit_kcalloc(test, n, sizeof(*fx->nodes), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fx->nodes);
+	fx->nr_nodes = n;
+	tw_ids_init(&fx->ids, dir, dir_size, tw_ids_test_seg(test), &tw_ids_test_key);
+	return fx;
+}
+
+/* Install segments (and a directory) until the index wants no more. */
+static void tw_ids_feed(struct kunit *test, struct tw_ids *ids,
+			unsigned long more)
+{
+	while (tw_ids_want_seg(ids, more)) {
+		if (tw_ids_want_dir(ids)) {
+			unsigned int size = 2 * ids->dir_size;
+			struct tw_id_seg **dir;
+
+			dir = kunit_kcalloc(test, size, sizeof(*dir), GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, dir);
+			tw_ids_swap_dir(ids, dir, size);
+		}
+		KUNIT_ASSERT_TRUE(test, tw_ids_add_seg(ids, tw_ids_test_seg(test)));
+	}
+}
+
+/* Every entry sits in the bucket its hash names, and the count is right. */
+static void tw_ids_check_buckets(struct kunit *test, const struct tw_ids *ids)
+{
+	unsigned long b, count = 0;
+
+	for (b = 0; b < tw_ids_buckets(ids); b++) {
+		struct tw_id_node *node;
+
+		for (node = *tw_ids_head(ids, b); node; node = node->next) {
+			KUNIT_ASSERT_EQ_MSG(test, tw_ids_bucket_of(ids, tw_ids_hash(ids, node->id)),
+					    b, "id %llu in the wrong bucket", node->id);
+			count++;
+		}
+	}
+	KUNIT_ASSERT_EQ(test, count, ids->nr);
+}
+
+static void tw_ids_test_find_insert_remove(struct kunit *test)
+{
+	struct tw_ids_fixture *fx = tw_ids_fixture_new(test, 1, 3);
+	struct tw_ids *ids = &fx->ids;
+	struct tw_id_node *a = &fx->nodes[0], *b = &fx->nodes[1], *dup = &fx->nodes[2];
+
+	KUNIT_EXPECT_NULL(test, tw_ids_find(ids, 0));
+	a->id = 0;
+	b->id = U64_MAX;
+	dup->id = 0;
+	KUNIT_EXPECT_NULL(test, tw_ids_insert(ids, a));
+	KUNIT_EXPECT_NULL(test, tw_ids_insert(ids, b));
+	/* A taken id is refused and the holder is named. */
+	KUNIT_EXPECT_PTR_EQ(test, tw_ids_insert(ids, dup), a);
+	KUNIT_EXPECT_EQ(test, ids->nr, 2UL);
+	KUNIT_EXPECT_PTR_EQ(test, tw_ids_find(ids, 0), a);
+	KUNIT_EXPECT_PTR_EQ(test, tw_ids_find(ids, U64_MAX), b);
+	KUNIT_EXPECT_NULL(test, tw_ids_find(ids, 1));
+
+	tw_ids_remove(ids, a);
+	KUNIT_EXPECT_NULL(test, tw_ids_find(ids, 0));
+	KUNIT_EXPECT_PTR_EQ(test, tw_ids_find(ids, U64_MAX), b);
+	KUNIT_EXPECT_EQ(test, ids->nr, 1UL);
+	/* Once removed, the id is free again. */
+	KUNIT_EXPECT_NULL(test, tw_ids_insert(ids, dup));
+	KUNIT_EXPECT_PTR_EQ(test, tw_ids_find(ids, 0), dup);
+	tw_ids_check_buckets(test, ids);
+}
+
+/* Ids that differ only in their top bits still spread over the buckets. */
+static void tw_ids_test_top_bits_spread(struct kunit *test)
+{
+	const unsigned int n = TW_IDS_SEG_SIZE;
+	struct tw_ids_fixture *fx = tw_ids_fixture_new(test, 1, n);
+	struct tw_ids *ids = &fx->ids;
+	unsigned long b, longest = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		fx->nodes[i].id = (u64)i << 52;
+		KUNIT_ASSERT_NULL(test, tw_ids_insert(ids, &fx->nodes[i]));
+	}
+	for (b = 0; b < tw_ids_buckets(ids); b++) {
+		struct tw_id_node *node;
+		unsigned long len = 0;
+
+		for (node = *tw_ids_head(ids, b); node; node = node->next)
+			len++;
+		longest = max(longest, len);
+	}
+	/* 512 balls in 512 bins: a chain of 12 has odds below 1e-6. */
+	KUNIT_EXPECT_LT(test, longest, 12UL);
+}
+
+static void tw_ids_test_splits_grow_one_bucket_per_insert(struct kunit *test)
+{
+	const unsigned int n = 3 * TW_IDS_SEG_SIZE;
+	struct tw_ids_fixture *fx = tw_ids_fixture_new(test, 1, n);
+	struct tw_ids *ids = &fx->ids;
+	unsigned int i;
+
+	KUNIT_EXPECT_EQ(test, tw_ids_buckets(ids), TW_IDS_SEG_SIZE);
+	for (i = 0; i < n; i++) {
+		tw_ids_feed(test, ids, 1);
+		fx->nodes[i].id = i;
+		KUNIT_ASSERT_NULL(test, tw_ids_insert(ids, &fx->nodes[i]));
+		/* The load never passes one entry per bucket. */
+		KUNIT_ASSERT_EQ(test, tw_ids_buckets(ids),
+				max_t(unsigned long, i + 1, TW_IDS_SEG_SIZE));
+	}
+	/* 3 segments: level 10 with split 512, through a grown directory. */
+	KUNIT_EXPECT_EQ(test, ids->level, TW_IDS_SEG_SHIFT + 1);
+	KUNIT_EXPECT_EQ(test, ids->split, TW_IDS_SEG_SIZE);
+	KUNIT_EXPECT_EQ(test, ids->nr_segs, 3U);
+	KUNIT_EXPECT_GE(test, ids->dir_size, 3U);
+	tw_ids_check_buckets(test, ids);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_PTR_EQ(test, tw_ids_find(ids, i), &fx->nodes[i]);
+}
+
+/* Without segments the index stays correct; given them, it catches up. */
+static void tw_ids_test_withheld_segments(struct kunit *test)
+{
+	const unsigned int n = 4 * TW_IDS_SEG_SIZE;
+	struct tw_ids_fixture *fx = tw_ids_fixture_new(test, 1, n);
+	struct tw_ids *ids = &fx->ids;
+	struct tw_id_seg **dir;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		fx->nodes[i].id = i * 7919ULL;
+		KUNIT_ASSERT_NULL(test, tw_ids_insert(ids, &fx->nodes[i]));
+	}
+	KUNIT_EXPECT_EQ(test, tw_ids_buckets(ids), TW_IDS_SEG_SIZE);
+	KUNIT_EXPECT_TRUE(test, tw_ids_want_seg(ids, 0));
+	/* A full directory refuses a segment, and a smaller one is not taken. */
+	KUNIT_EXPECT_FALSE(test, tw_ids_add_seg(ids, tw_ids_test_seg(test)));
+	dir = kunit_kcalloc(test, 1, sizeof(*dir), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dir);
+	KUNIT_EXPECT_PTR_EQ(test, tw_ids_swap_dir(ids, dir, 1), dir);
+	tw_ids_check_buckets(test, ids);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_PTR_EQ(test, tw_ids_find(ids, i * 7919ULL), &fx->nodes[i]);
+
+	/* Inserts split TW_IDS_CATCH_UP buckets each until the load is 1. */
+	tw_ids_feed(test, ids, 0);
+	for (i = 0; i < n; i++) {
+		tw_ids_remove(ids, &fx->nodes[i]);
+		KUNIT_ASSERT_NULL(test, tw_ids_insert(ids, &fx->nodes[i]));
+	}
+	KUNIT_EXPECT_EQ(test, tw_ids_buckets(ids), (unsigned long)n);
+	tw_ids_check_buckets(test, ids);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_PTR_EQ(test, tw_ids_find(ids, i * 7919ULL), &fx->nodes[i]);
+}
+
+static void tw_ids_count(struct tw_id_node *node, void *data)
+{
+	(*(unsigned long *)data)++;
+	node->next = NULL;
+}
+
+static void tw_ids_test_drain(struct kunit *test)
+{
+	const unsigned int n = 2 * TW_IDS_SEG_SIZE + 5;
+	struct tw_ids_fixture *fx = tw_ids_fixture_new(test, 1, n);
+	struct tw_ids *ids = &fx->ids;
+	unsigned long seen = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		tw_ids_feed(test, ids, 1);
+		fx->nodes[i].id = i;
+		KUNIT_ASSERT_NULL(test, tw_ids_insert(ids, &fx->nodes[i]));
+	}
+	tw_ids_drain(ids, tw_ids_count, &seen);
+	KUNIT_EXPECT_EQ(test, seen, (unsigned long)n);
+	KUNIT_EXPECT_EQ(test, ids->nr, 0UL);
+	KUNIT_EXPECT_NULL(test, tw_ids_find(ids, 0));
+	tw_ids_check_buckets(test, ids);
+}
+
+/*
+ * The model: present[i] says whether node i (id ids_of[i]) is in the index.
+ * Segments arrive only on some steps, so the index runs overloaded at times.
+ */
+static void tw_ids_test_model(struct kunit *test)
+{
+	const unsigned int n = 6000, steps = 200000;
+	struct tw_ids_fixture *fx = tw_ids_fixture_new(test, 1, n);
+	struct tw_ids *ids = &fx->ids;
+	unsigned long nr = 0;
+	unsigned int i, step;
+	bool *present;
+	u64 seed = ids_seed ?: get_random_u64(), s = seed;
+
+	kunit_info(test, "ids_seed %llu", seed);
+	present = kunit_kcalloc(test, n, sizeof(*present), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, present);
+	/* Ids collide in the low bits, and a few share a node's id. */
+	for (i = 0; i < n; i++)
+		fx->nodes[i].id = ((u64)(i % 4000) << 40) | (i % 4000);
+
+	for (step = 0; step < steps; step++) {
+		struct tw_id_node *found;
+
+		s ^= s << 13;
+		s ^= s >> 7;
+		s ^= s << 17;
+		i = s % n;
+		if (s % 64 == 0)
+			tw_ids_feed(test, ids, 1);
+		found = tw_ids_find(ids, fx->nodes[i].id);
+		if (present[i]) {
+			KUNIT_ASSERT_PTR_EQ_MSG(test, found, &fx->nodes[i],
+						"ids_seed %llu step %u", seed, step);
+			tw_ids_remove(ids, &fx->nodes[i]);
+			present[i] = false;
+			nr--;
+		} else {
+			struct tw_id_node *old = tw_ids_insert(ids, &fx->nodes[i]);
+
+			/* The node of the same id, if one is in, must block it. */
+			KUNIT_ASSERT_PTR_EQ_MSG(test, old, found, "ids_seed %llu step %u",
+						seed, step);
+			if (!old) {
+				present[i] = true;
+				nr++;
+			}
+		}
+		KUNIT_ASSERT_EQ_MSG(test, ids->nr, nr, "ids_seed %llu step %u", seed, step);
+		if (step % 4096 == 0)
+			tw_ids_check_buckets(test, ids);
+	}
+	tw_ids_check_buckets(test, ids);
+	for (i = 0; i < n; i++)
+		if (present[i])
+			KUNIT_ASSERT_PTR_EQ(test, tw_ids_find(ids, fx->nodes[i].id),
+					    &fx->nodes[i]);
+}
+
+static struct kunit_case tw_ids_cases[] = {
+	KUNIT_CASE(tw_ids_test_find_insert_remove),
+	KUNIT_CASE(tw_ids_test_top_bits_spread),
+	KUNIT_CASE(tw_ids_test_splits_grow_one_bucket_per_insert),
+	KUNIT_CASE(tw_ids_test_withheld_segments),
+	KUNIT_CASE(tw_ids_test_drain),
+	KUNIT_CASE(tw_ids_test_model),
+	{}
+};
+
+static struct kunit_suite tw_ids_suite = {
+	.name = "timingwheel-ids",
+	.test_cases = tw_ids_cases,
+};
+
+kunit_test_suite(tw_ids_suite);
