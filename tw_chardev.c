@@ -304,7 +304,8 @@ static int tw_do_start(struct tw_client *c, const struct tw_op *op, u64 now,
 	}
 	if (c->nr_timers >= READ_ONCE(max_timers))
 		return tw_lookup(c, op->id) ? -EEXIST : -ENOSPC;
-	if (!spare || !*spare)
+	/* No memory for the index to grow into: keep its chains short. */
+	if (!spare || !*spare || tw_ids_overloaded(&c->ids))
 		return -ENOMEM;
 
 	t = *spare;
@@ -433,7 +434,7 @@ static void tw_grow_ids(struct tw_client *c, unsigned int starts)
 	spin_lock_bh(&c->lock);
 	if (dir)
 		dir = tw_ids_swap_dir(&c->ids, dir, dir_size);
-	if (seg && tw_ids_add_seg(&c->ids, seg))
+	if (seg && tw_ids_add_seg(&c->ids, seg, starts))
 		seg = NULL;
 	spin_unlock_bh(&c->lock);
 	kvfree(dir);

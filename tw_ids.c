@@ -17,12 +17,15 @@
  * Growth.  Each insert that leaves more entries than buckets splits one
  * bucket: bucket split's entries are shared out between it and bucket
  * split + 2^level, by one more bit of their hash.  That is the whole cost
- * of growing; there is no rehash of the table, ever, so no operation
- * holds the caller's lock for longer than a walk of two short chains.
- * The index never allocates: when a split needs a segment that is not
- * installed, the split waits and the load rises until the caller adds
- * one (tw_ids_want_seg() tells it when); each insert then catches up by
- * up to TW_IDS_CATCH_UP splits.  The index never shrinks.
+ * of growing; there is no rehash of the table, ever, so an insert holds
+ * the caller's lock for a walk of its own chain and of the one it splits.
+ *
+ * The index never allocates.  When a split needs a segment that is not
+ * installed, the split waits and the load rises until the caller adds one
+ * (tw_ids_want_seg() tells it when); the segment then brings the splits
+ * that waited, at most one per bucket in it.  At TW_IDS_MAX_LOAD entries
+ * per bucket, tw_ids_overloaded() tells the caller to refuse inserts
+ * rather than let the chains grow without bound.  The index never shrinks.
  *
  * Hash.  The ids are chosen by an unprivileged caller, and a chain walk
  * runs under a spinlock with bottom halves off, so the hash is keyed
@@ -35,14 +38,13 @@
  */
 
 #include <linux/bug.h>
-#include <linux/errno.h>
 
 #include "tw_ids.h"
 
-/* Splits one insert may do, to catch up after segments were missing. */
-#define TW_IDS_CATCH_UP		2
 /* The hash has 32 bits, and unsigned long may have no more. */
 #define TW_IDS_MAX_LEVEL	31
+/* tw_ids_overloaded() from this many entries per bucket on. */
+#define TW_IDS_MAX_LOAD		4
 
 static u32 tw_ids_hash(const struct tw_ids *ids, u64 id)
 {
@@ -109,7 +111,7 @@ struct tw_id_node *tw_ids_find(const struct tw_ids *ids, u64 id)
 static bool tw_ids_can_split(const struct tw_ids *ids)
 {
 	return ids->level < TW_IDS_MAX_LEVEL &&
-	       tw_ids_buckets(ids) < (unsigned long)ids->nr_segs * TW_IDS_SEG_SIZE;
+	       tw_ids_buckets(ids) < ids->nr_segs * TW_IDS_SEG_SIZE;
 }
 
 /* Share bucket @split out between itself and bucket @split + 2^@level. */
@@ -125,7 +127,7 @@ static void tw_ids_split(struct tw_ids *ids)
 		struct tw_id_node **to;
 
 		next = node->next;
-		to = tw_ids_hash(ids, node->id) & (1UL << ids->level) ? hi : lo;
+		to = (tw_ids_hash(ids, node->id) & BIT(ids->level)) ? hi : lo;
 		node->next = *to;
 		*to = node;
 	}
@@ -146,7 +148,6 @@ struct tw_id_node *tw_ids_insert(struct tw_ids *ids, struct tw_id_node *node)
 {
 	struct tw_id_node **head = tw_ids_head_of(ids, node->id);
 	struct tw_id_node *old;
-	int i;
 
 	for (old = *head; old; old = old->next)
 		if (old->id == node->id)
@@ -154,12 +155,8 @@ struct tw_id_node *tw_ids_insert(struct tw_ids *ids, struct tw_id_node *node)
 	node->next = *head;
 	*head = node;
 	ids->nr++;
-
-	for (i = 0; i < TW_IDS_CATCH_UP; i++) {
-		if (ids->nr <= tw_ids_buckets(ids) || !tw_ids_can_split(ids))
-			break;
+	if (ids->nr > tw_ids_buckets(ids) && tw_ids_can_split(ids))
 		tw_ids_split(ids);
-	}
 	return NULL;
 }
 
@@ -192,8 +189,18 @@ void tw_ids_remove(struct tw_ids *ids, struct tw_id_node *node)
  */
 bool tw_ids_want_seg(const struct tw_ids *ids, unsigned long more)
 {
-	return ids->nr + more > (unsigned long)ids->nr_segs * TW_IDS_SEG_SIZE &&
+	return ids->nr + more > ids->nr_segs * TW_IDS_SEG_SIZE &&
 	       ids->level < TW_IDS_MAX_LEVEL;
+}
+
+/*
+ * Whether the chains have grown long because segments were withheld: the
+ * caller should refuse inserts until it can hand some in, so that no walk
+ * under its lock gets long.
+ */
+bool tw_ids_overloaded(const struct tw_ids *ids)
+{
+	return ids->nr >= TW_IDS_MAX_LOAD * tw_ids_buckets(ids);
 }
 
 /* Whether the directory is full, so that tw_ids_add_seg() would refuse. */
@@ -204,17 +211,24 @@ bool tw_ids_want_dir(const struct tw_ids *ids)
 
 /**
  * tw_ids_add_seg - install a zeroed segment if the index wants one
- * @ids: the index
- * @seg: the segment
+ * @ids:  the index
+ * @seg:  the segment
+ * @more: entries about to be inserted, as given to tw_ids_want_seg()
+ *
+ * Splits that waited for the segment are done now, at most one per bucket
+ * of the segment.
  *
  * Return: true if @seg now belongs to the index; false if it was not
  * wanted any more or the directory is full, and the caller keeps it.
  */
-bool tw_ids_add_seg(struct tw_ids *ids, struct tw_id_seg *seg)
+bool tw_ids_add_seg(struct tw_ids *ids, struct tw_id_seg *seg,
+		    unsigned long more)
 {
-	if (!tw_ids_want_seg(ids, 1) || tw_ids_want_dir(ids))
+	if (!tw_ids_want_seg(ids, more) || tw_ids_want_dir(ids))
 		return false;
 	ids->dir[ids->nr_segs++] = seg;
+	while (ids->nr > tw_ids_buckets(ids) && tw_ids_can_split(ids))
+		tw_ids_split(ids);
 	return true;
 }
 

@@ -64,7 +64,9 @@ void tw_ids_remove(struct tw_ids *ids, struct tw_id_node *node);
 
 bool tw_ids_want_seg(const struct tw_ids *ids, unsigned long more);
 bool tw_ids_want_dir(const struct tw_ids *ids);
-bool tw_ids_add_seg(struct tw_ids *ids, struct tw_id_seg *seg);
+bool tw_ids_add_seg(struct tw_ids *ids, struct tw_id_seg *seg,
+		    unsigned long more);
+bool tw_ids_overloaded(const struct tw_ids *ids);
 struct tw_id_seg **tw_ids_swap_dir(struct tw_ids *ids, struct tw_id_seg **dir,
 				   unsigned int dir_size);
 

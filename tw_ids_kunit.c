@@ -30,7 +30,8 @@ struct tw_ids_fixture {
 	unsigned int		nr_nodes;
 };
 
-static const hsiphash_key_t tw_ids_test_key = { { 0x0123456789abcdefUL, 0xfedcba9876543210UL } };
+/* A fixed key, so that a failure replays; 32-bit values fit any kernel. */
+static const hsiphash_key_t tw_ids_test_key = { { 0x01234567UL, 0x89abcdefUL } };
 
 static struct tw_id_seg *tw_ids_test_seg(struct kunit *test)
 {
@@ -71,7 +72,7 @@ static void tw_ids_feed(struct kunit *test, struct tw_ids *ids,
 			KUNIT_ASSERT_NOT_NULL(test, dir);
 			tw_ids_swap_dir(ids, dir, size);
 		}
-		KUNIT_ASSERT_TRUE(test, tw_ids_add_seg(ids, tw_ids_test_seg(test)));
+		KUNIT_ASSERT_TRUE(test, tw_ids_add_seg(ids, tw_ids_test_seg(test), more));
 	}
 }
 
@@ -172,23 +173,28 @@ static void tw_ids_test_splits_grow_one_bucket_per_insert(struct kunit *test)
 		KUNIT_ASSERT_PTR_EQ(test, tw_ids_find(ids, i), &fx->nodes[i]);
 }
 
-/* Without segments the index stays correct; given them, it catches up. */
+/*
+ * Without segments the index stays correct and reports its overload; each
+ * segment handed in then brings the splits that waited for it.
+ */
 static void tw_ids_test_withheld_segments(struct kunit *test)
 {
-	const unsigned int n = 4 * TW_IDS_SEG_SIZE;
+	const unsigned int n = TW_IDS_MAX_LOAD * TW_IDS_SEG_SIZE;
 	struct tw_ids_fixture *fx = tw_ids_fixture_new(test, 1, n);
 	struct tw_ids *ids = &fx->ids;
 	struct tw_id_seg **dir;
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_FALSE(test, tw_ids_overloaded(ids));
 		fx->nodes[i].id = i * 7919ULL;
 		KUNIT_ASSERT_NULL(test, tw_ids_insert(ids, &fx->nodes[i]));
 	}
+	KUNIT_EXPECT_TRUE(test, tw_ids_overloaded(ids));
 	KUNIT_EXPECT_EQ(test, tw_ids_buckets(ids), TW_IDS_SEG_SIZE);
 	KUNIT_EXPECT_TRUE(test, tw_ids_want_seg(ids, 0));
 	/* A full directory refuses a segment, and a smaller one is not taken. */
-	KUNIT_EXPECT_FALSE(test, tw_ids_add_seg(ids, tw_ids_test_seg(test)));
+	KUNIT_EXPECT_FALSE(test, tw_ids_add_seg(ids, tw_ids_test_seg(test), 0));
 	dir = kunit_kcalloc(test, 1, sizeof(*dir), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, dir);
 	KUNIT_EXPECT_PTR_EQ(test, tw_ids_swap_dir(ids, dir, 1), dir);
@@ -196,13 +202,17 @@ static void tw_ids_test_withheld_segments(struct kunit *test)
 	for (i = 0; i < n; i++)
 		KUNIT_ASSERT_PTR_EQ(test, tw_ids_find(ids, i * 7919ULL), &fx->nodes[i]);
 
-	/* Inserts split TW_IDS_CATCH_UP buckets each until the load is 1. */
-	tw_ids_feed(test, ids, 0);
-	for (i = 0; i < n; i++) {
-		tw_ids_remove(ids, &fx->nodes[i]);
-		KUNIT_ASSERT_NULL(test, tw_ids_insert(ids, &fx->nodes[i]));
+	/* Each segment splits every bucket it brings, at once. */
+	dir = kunit_kcalloc(test, 8, sizeof(*dir), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dir);
+	tw_ids_swap_dir(ids, dir, 8);
+	for (i = 2; i <= TW_IDS_MAX_LOAD; i++) {
+		KUNIT_ASSERT_TRUE(test, tw_ids_add_seg(ids, tw_ids_test_seg(test), 0));
+		KUNIT_EXPECT_EQ(test, tw_ids_buckets(ids), i * TW_IDS_SEG_SIZE);
+		KUNIT_EXPECT_FALSE(test, tw_ids_overloaded(ids));
 	}
-	KUNIT_EXPECT_EQ(test, tw_ids_buckets(ids), (unsigned long)n);
+	/* Enough: one more is not wanted. */
+	KUNIT_EXPECT_FALSE(test, tw_ids_add_seg(ids, tw_ids_test_seg(test), 0));
 	tw_ids_check_buckets(test, ids);
 	for (i = 0; i < n; i++)
 		KUNIT_ASSERT_PTR_EQ(test, tw_ids_find(ids, i * 7919ULL), &fx->nodes[i]);
@@ -251,7 +261,7 @@ static void tw_ids_test_model(struct kunit *test)
 	kunit_info(test, "ids_seed %llu", seed);
 	present = kunit_kcalloc(test, n, sizeof(*present), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, present);
-	/* Ids collide in the low bits, and a few share a node's id. */
+	/* Pairs of nodes share an id: the second of a pair must be refused. */
 	for (i = 0; i < n; i++)
 		fx->nodes[i].id = ((u64)(i % 4000) << 40) | (i % 4000);
 
@@ -262,7 +272,8 @@ static void tw_ids_test_model(struct kunit *test)
 		s ^= s >> 7;
 		s ^= s << 17;
 		i = s % n;
-		if (s % 64 == 0)
+		/* Segments come late, so the index runs overloaded at times. */
+		if (s % 2048 == 0)
 			tw_ids_feed(test, ids, 1);
 		found = tw_ids_find(ids, fx->nodes[i].id);
 		if (present[i]) {

@@ -26,11 +26,13 @@ core_mutations=(
 	"modify keeps a timer in a slot of another tick|tw_core.c|s/tw_slot_index(w, lvl, expires) == slot % TW_LEVEL_SLOTS;/true;/"
 	"modify ignores the window|tw_core.c|s/ahead < tw_level_slots(w, lvl) \&\&/(ahead | 1) \&\&/"
 	"pending count not kept on stop|tw_core.c|/^bool tw_stop/,/^}/{/wheel->nr_pending--;/d}"
-	"index split by the wrong hash bit|tw_ids.c|s/\& (1UL << ids->level) ? hi : lo;/\& (1UL << (ids->level - 1)) ? hi : lo;/"
+	"index split by the wrong hash bit|tw_ids.c|s/\& BIT(ids->level)) ? hi : lo;/\& BIT(ids->level - 1)) ? hi : lo;/"
 	"index bucket ignores the split pointer|tw_ids.c|s/return b < ids->split ? hash \& ((2UL << ids->level) - 1) : b;/return b;/"
 	"index hash ignores the id's top half|tw_ids.c|s/hsiphash_2u32(lower_32_bits(id), upper_32_bits(id),/hsiphash_2u32(lower_32_bits(id), 0,/"
 	"index takes a duplicate id|tw_ids.c|s/if (old->id == node->id)/if (old->id == node->id \&\& !old)/"
 	"index count not kept on remove|tw_ids.c|/^void tw_ids_remove/,/^}/{/ids->nr--;/d}"
+	"index never reports overload|tw_ids.c|s/return ids->nr >= TW_IDS_MAX_LOAD \* tw_ids_buckets(ids);/return false;/"
+	"a new segment brings no splits|tw_ids.c|/^bool tw_ids_add_seg/,/^}/{/tw_ids_split(ids);/d;/while (ids->nr > tw_ids_buckets(ids)/d}"
 )
 
 device_mutations=(

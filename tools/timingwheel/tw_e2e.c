@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -544,6 +545,20 @@ static void t_batch_results(void)
 	CHECK(ops[N + 1].result == TW_STOPPED_PENDING, "%d", ops[N + 1].result);
 	CHECK(ops[N + 2].result == -ENOENT, "%d", ops[N + 2].result);
 	CHECK(info(fd).pending == N - 1, "");
+
+	/* Readable but not writable: applied, then EFAULT on the results. */
+	struct tw_op *ro = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	CHECK(ro != MAP_FAILED, "");
+	ro[0] = (struct tw_op){ .op = TW_OP_START, .id = N + 10, .value = 60000 * MS };
+	ro[1] = (struct tw_op){ .op = TW_OP_START, .id = N + 11, .value = 60000 * MS };
+	CHECK(mprotect(ro, 4096, PROT_READ) == 0, "");
+	b.ops = (uintptr_t)ro;
+	b.count = 2;
+	CHECK(tw_ioctl(fd, TW_IOC_BATCH, &b) == -1 && errno == EFAULT, "");
+	CHECK(info(fd).pending == N + 1, "the entries before the fault were applied");
+	munmap(ro, 4096);
 	close(fd);
 }
 
