@@ -40,6 +40,7 @@ device_mutations=(
 	"stop leaves an expired timer's event queued|tw_chardev.c|/^static int tw_do_stop/,/^}/s/^\tcase TW_QUEUED:$/\tcase TW_QUEUED:\n\t\tif (op->id != ~0ULL)\n\t\t\treturn TW_STOPPED_EXPIRED;/"
 	"reserved field of START not checked|tw_chardev.c|s/if ((op->flags \& ~TW_TIMER_FLAGS) || op->__reserved)/if (op->flags \& ~TW_TIMER_FLAGS)/"
 	"no follow-up callback after a burst|tw_chardev.c|s/\t\tnext = now + TW_BURST_GAP_NS;/\t\tnext = KTIME_MAX;/"
+	"batch ignores a fault writing the results|tw_chardev.c|s/^\t\tif (tw_put_results(uops + done, ops, n)) {$/\t\tif (tw_put_results(uops + done, ops, n) \&\& false) {/"
 	"events dropped when the copy to userspace fails|tw_chardev.c|/^static void tw_return_events/,/^}/s/^\t\tt->state = TW_QUEUED;$/\t\tlist_del(\&t->event);\n\t\ttw_forget(c, t);\n\t\tcontinue;/"
 )
 

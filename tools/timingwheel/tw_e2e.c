@@ -556,7 +556,7 @@ static void t_batch_results(void)
 	CHECK(mprotect(ro, 4096, PROT_READ) == 0, "");
 	b.ops = (uintptr_t)ro;
 	b.count = 2;
-	CHECK(tw_ioctl(fd, TW_IOC_BATCH, &b) == -1 && errno == EFAULT, "");
+	CHECK(tw_ioctl(fd, TW_IOC_BATCH, &b) == -EFAULT, "");
 	CHECK(info(fd).pending == N + 1, "the entries before the fault were applied");
 	munmap(ro, 4096);
 	close(fd);
