@@ -67,7 +67,7 @@
 #define TW_MAX_RESOLUTION_NS	NSEC_PER_SEC
 /* The pause between two follow-up callbacks of a burst. */
 #define TW_BURST_GAP_NS		20000ULL
-/* Batch entries and events handled per lock hold. */
+/* Batch entries per lock hold; a read() takes half as many events. */
 #define TW_CHUNK		32
 /* Directory slots of a new file's id index: 2048 ids before it grows. */
 #define TW_IDS_DIR_MIN		4
@@ -110,7 +110,6 @@ struct tw_client {
 	u64			nr_timers;
 	u64			nr_queued;
 	u64			resolution;
-	u64			armed_ns;
 	u64			fire_ns;
 	clockid_t		clockid;
 	bool			started;
@@ -201,14 +200,14 @@ static void tw_program(struct tw_client *c, u64 now)
 		next = tw_next_event(&c->wheel, U64_MAX);
 		if (next == TW_NO_EVENT) {
 			hrtimer_try_to_cancel(&c->hrtimer);
-			c->armed_ns = KTIME_MAX;
 			return;
 		}
 		next = tw_tick_ns(c, next);
 	}
-	if (hrtimer_is_queued(&c->hrtimer) && c->armed_ns <= next)
+	/* Every start is under the lock, so the queued expiry is current. */
+	if (hrtimer_is_queued(&c->hrtimer) &&
+	    (u64)hrtimer_get_expires_ns(&c->hrtimer) <= next)
 		return;
-	c->armed_ns = next;
 	hrtimer_start(&c->hrtimer, ns_to_ktime(next), HRTIMER_MODE_ABS_SOFT);
 }
 
@@ -226,7 +225,6 @@ static enum hrtimer_restart tw_hrtimer_fn(struct hrtimer *hrtimer)
 	spin_lock(&c->lock);
 	now = tw_clock_ns(c);
 	fired = tw_catch_up(c, now);
-	c->armed_ns = KTIME_MAX;
 	tw_program(c, now);
 	spin_unlock(&c->lock);
 	if (fired)
@@ -252,35 +250,30 @@ static int tw_rearm(struct tw_client *c, struct tw_ktimer *t, u64 due,
 {
 	int ret;
 
-	switch (t->state) {
-	case TW_ARMED:
-		ret = tw_modify(&c->wheel, &t->node, tw_tick_ceil(c, due));
-		if (ret)
-			return ret;
-		t->due = due;
-		break;
-	case TW_QUEUED:
-		ret = tw_arm(c, t, due);
-		if (ret)
-			return ret;
+	/* A read() is delivering its event right now. */
+	if (t->state == TW_READING)
+		return -EBUSY;
+	/* Moves an armed timer; starts a fired one, which is in no slot. */
+	ret = tw_modify(&c->wheel, &t->node, tw_tick_ceil(c, due));
+	if (ret)
+		return ret;
+	if (t->state == TW_QUEUED) {
 		/* The unread event of the old expiry is withdrawn. */
 		list_del(&t->event);
 		c->nr_queued--;
-		break;
-	default:
-		/* A read() is delivering its event right now. */
-		return -EBUSY;
 	}
+	t->due = due;
+	t->state = TW_ARMED;
 	t->interval = interval;
 	return 0;
 }
 
 /*
- * START one timer.  @spare points to a preallocated object (or is NULL when
- * none could be had); it is consumed, set to NULL, when a timer is created.
+ * START one timer.  @spares is a stack of @nr preallocated objects; a timer
+ * that is created takes the top one.
  */
 static int tw_do_start(struct tw_client *c, const struct tw_op *op, u64 now,
-		       struct tw_ktimer **spare)
+		       struct tw_ktimer **spares, unsigned int *nr)
 {
 	struct tw_ktimer *t;
 	u64 due;
@@ -305,10 +298,10 @@ static int tw_do_start(struct tw_client *c, const struct tw_op *op, u64 now,
 	if (c->nr_timers >= READ_ONCE(max_timers))
 		return tw_lookup(c, op->id) ? -EEXIST : -ENOSPC;
 	/* No memory for the index to grow into: keep its chains short. */
-	if (!spare || !*spare || tw_ids_overloaded(&c->ids))
+	if (!*nr || tw_ids_overloaded(&c->ids))
 		return -ENOMEM;
 
-	t = *spare;
+	t = spares[*nr - 1];
 	tw_timer_init(&t->node);
 	t->idn.id = op->id;
 	t->interval = op->interval;
@@ -321,7 +314,7 @@ static int tw_do_start(struct tw_client *c, const struct tw_op *op, u64 now,
 		tw_stop(&c->wheel, &t->node);
 		return -EEXIST;
 	}
-	*spare = NULL;
+	(*nr)--;
 	c->nr_timers++;
 	c->started = true;
 	return 0;
@@ -363,13 +356,13 @@ static int tw_do_stop(struct tw_client *c, const struct tw_op *op)
 }
 
 /*
- * Apply @n operations under one lock hold.  @spares holds @nr_spares
- * preallocated timers; the ones left unused are returned through it.
+ * Apply @n operations under one lock hold.  @spares is a stack of
+ * *@nr_spares preallocated timers; the starts take from its top.
  */
 static void tw_apply(struct tw_client *c, struct tw_op *ops, unsigned int n,
-		     struct tw_ktimer **spares, unsigned int nr_spares)
+		     struct tw_ktimer **spares, unsigned int *nr_spares)
 {
-	unsigned int i, s = 0, fired;
+	unsigned int i, fired;
 	u64 now;
 
 	spin_lock_bh(&c->lock);
@@ -380,10 +373,7 @@ static void tw_apply(struct tw_client *c, struct tw_op *ops, unsigned int n,
 
 		switch (op->op) {
 		case TW_OP_START:
-			op->result = tw_do_start(c, op, now,
-						 s < nr_spares ? &spares[s] : NULL);
-			if (s < nr_spares && !spares[s])
-				s++;
+			op->result = tw_do_start(c, op, now, spares, nr_spares);
 			break;
 		case TW_OP_STOP:
 			op->result = tw_do_stop(c, op);
@@ -441,18 +431,6 @@ static void tw_grow_ids(struct tw_client *c, unsigned int starts)
 	kfree(seg);
 }
 
-/* Give back the preallocated timers tw_apply() did not use. */
-static void tw_free_spares(struct tw_ktimer **spares, unsigned int n)
-{
-	unsigned int i, left = 0;
-
-	for (i = 0; i < n; i++)
-		if (spares[i])
-			spares[left++] = spares[i];
-	if (left)
-		kmem_cache_free_bulk(tw_timer_cache, left, (void **)spares);
-}
-
 static void tw_apply_chunk(struct tw_client *c, struct tw_op *ops,
 			   unsigned int n)
 {
@@ -463,8 +441,10 @@ static void tw_apply_chunk(struct tw_client *c, struct tw_op *ops,
 		starts += ops[i].op == TW_OP_START;
 	nr_spares = tw_alloc_spares(starts, spares);
 	tw_grow_ids(c, starts);
-	tw_apply(c, ops, n, spares, nr_spares);
-	tw_free_spares(spares, nr_spares);
+	tw_apply(c, ops, n, spares, &nr_spares);
+	/* What the starts did not take goes back. */
+	if (nr_spares)
+		kmem_cache_free_bulk(tw_timer_cache, nr_spares, (void **)spares);
 }
 
 /*
@@ -544,17 +524,30 @@ static long tw_ioctl_stop(struct tw_client *c, void __user *argp)
 {
 	struct tw_stop stop;
 	struct tw_op op = { .op = TW_OP_STOP };
+	unsigned int no_spares = 0;
 
 	if (copy_from_user(&stop, argp, sizeof(stop)))
 		return -EFAULT;
 	if (stop.__reserved)
 		return -EINVAL;
 	op.id = stop.id;
-	tw_apply(c, &op, 1, NULL, 0);
+	tw_apply(c, &op, 1, NULL, &no_spares);
 	if (op.result < 0)
 		return op.result;
 	stop.result = op.result;
 	return copy_to_user(argp, &stop, sizeof(stop)) ? -EFAULT : 0;
+}
+
+/*
+ * Bind the hrtimer to the client's clock and start an empty wheel at that
+ * clock's current tick.  An hrtimer's clock is fixed at setup, so this is
+ * only for a client whose hrtimer is idle: new, or without a timer yet.
+ */
+static void tw_set_clock(struct tw_client *c)
+{
+	tw_hrtimer_setup(&c->hrtimer, tw_hrtimer_fn, c->clockid,
+			 HRTIMER_MODE_ABS_SOFT);
+	tw_init(&c->wheel, NULL, 0, div64_u64(tw_clock_ns(c), c->resolution));
 }
 
 static long tw_ioctl_set_config(struct tw_client *c, void __user *argp)
@@ -580,11 +573,7 @@ static long tw_ioctl_set_config(struct tw_client *c, void __user *argp)
 		c->clockid = cfg.clockid;
 		if (res)
 			c->resolution = res;
-		/* The hrtimer's clock is fixed at init; it is idle here. */
-		tw_hrtimer_setup(&c->hrtimer, tw_hrtimer_fn, c->clockid,
-				 HRTIMER_MODE_ABS_SOFT);
-		tw_init(&c->wheel, NULL, 0,
-			div64_u64(tw_clock_ns(c), c->resolution));
+		tw_set_clock(c);
 	}
 	spin_unlock_bh(&c->lock);
 	return ret;
@@ -702,12 +691,16 @@ static bool tw_next_period(const struct tw_ktimer *t, u64 overrun, u64 *next)
 	       !check_add_overflow(t->due, step, next) && *next <= KTIME_MAX;
 }
 
-/* After a successful copy: free one-shot timers, re-arm periodic ones. */
-static void tw_finish_events(struct tw_client *c, struct list_head *taken,
+/*
+ * After a successful copy: free one-shot timers, re-arm periodic ones.
+ * Return whether any was re-armed, which may need the hrtimer earlier.
+ */
+static bool tw_finish_events(struct tw_client *c, struct list_head *taken,
 			     const struct tw_event *ev)
 {
 	struct tw_ktimer *t, *tmp;
 	unsigned int i = 0;
+	bool rearmed = false;
 	u64 next;
 
 	list_for_each_entry_safe(t, tmp, taken, event) {
@@ -718,8 +711,11 @@ static void tw_finish_events(struct tw_client *c, struct list_head *taken,
 			 tw_arm(c, t, next))
 			/* One-shot, or the next period is out of range: done. */
 			tw_forget(c, t);
+		else
+			rearmed = true;
 		i++;
 	}
+	return rearmed;
 }
 
 /* After a failed copy: the events go back to the head, in order. */
@@ -759,8 +755,8 @@ static ssize_t tw_read_chunk(struct tw_client *c, char __user *buf,
 	if (fault) {
 		tw_return_events(c, &taken);
 	} else {
-		tw_finish_events(c, &taken, ev);
-		tw_program(c, tw_clock_ns(c));
+		if (tw_finish_events(c, &taken, ev))
+			tw_program(c, tw_clock_ns(c));
 	}
 	spin_unlock_bh(&c->lock);
 	if (fault) {
@@ -783,7 +779,7 @@ static ssize_t tw_read(struct file *file, char __user *buf, size_t count,
 	for (;;) {
 		/* Held while copying out, never while waiting for events. */
 		if (mutex_lock_interruptible(&c->read_mutex))
-			return copied ?: -ERESTARTSYS;
+			return -ERESTARTSYS;
 		do {
 			ret = tw_read_chunk(c, buf + copied,
 					    min_t(size_t, max - copied / sizeof(struct tw_event),
@@ -859,10 +855,7 @@ static int tw_open(struct inode *inode, struct file *file)
 	INIT_LIST_HEAD(&c->events);
 	c->clockid = CLOCK_MONOTONIC;
 	c->resolution = clamp(res, TW_MIN_RESOLUTION_NS, TW_MAX_RESOLUTION_NS);
-	c->armed_ns = KTIME_MAX;
-	tw_hrtimer_setup(&c->hrtimer, tw_hrtimer_fn, c->clockid,
-			 HRTIMER_MODE_ABS_SOFT);
-	tw_init(&c->wheel, NULL, 0, div64_u64(tw_clock_ns(c), c->resolution));
+	tw_set_clock(c);
 	file->private_data = c;
 	return stream_open(inode, file);
 }

@@ -46,7 +46,7 @@
  * next event costs O(levels) and advancing over a long idle gap costs one
  * such search per occupied slot passed, independent of the ticks passed.
  *
- * Costs, for L levels: start O(L) (to pick the level), stop O(1), next
+ * Costs, for L levels: start O(1) (a table gives the level), stop O(1), next
  * event O(L), advance O(L) per occupied slot reached plus O(1) per timer
  * fired or cascaded.  Memory: the wheel is a fixed ~5 KiB, a timer 32 bytes.
  *
@@ -56,8 +56,9 @@
  * given included.  A budget bounds the number of callbacks per call; when it
  * runs out the wheel stays at the tick being expired and the next call
  * resumes there.  Timers started at or before @now, from a callback or not,
- * wait on an overdue list and fire in the next call, so a callback that
- * re-arms its timer for "now" cannot make one call loop forever.
+ * wait on an overdue list and fire in a later call (or, in a call resuming
+ * after a budget ran out, once after the held-back ones), so a callback
+ * that re-arms its timer for "now" cannot make one call loop forever.
  *
  * Nothing here allocates, sleeps, locks or reads a clock; the caller
  * serialises all calls on one wheel.

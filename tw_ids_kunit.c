@@ -266,7 +266,8 @@ static void tw_ids_test_model(struct kunit *test)
 		fx->nodes[i].id = ((u64)(i % 4000) << 40) | (i % 4000);
 
 	for (step = 0; step < steps; step++) {
-		struct tw_id_node *found;
+		struct tw_id_node *found, *holder;
+		unsigned int partner;
 
 		s ^= s << 13;
 		s ^= s >> 7;
@@ -276,9 +277,13 @@ static void tw_ids_test_model(struct kunit *test)
 		if (s % 2048 == 0)
 			tw_ids_feed(test, ids, 1);
 		found = tw_ids_find(ids, fx->nodes[i].id);
+		/* What the model says holds node i's id: it, its pair, or none. */
+		partner = i < 2000 ? i + 4000 : i >= 4000 ? i - 4000 : i;
+		holder = present[i] ? &fx->nodes[i] :
+			 present[partner] ? &fx->nodes[partner] : NULL;
+		KUNIT_ASSERT_PTR_EQ_MSG(test, found, holder, "ids_seed %llu step %u",
+					seed, step);
 		if (present[i]) {
-			KUNIT_ASSERT_PTR_EQ_MSG(test, found, &fx->nodes[i],
-						"ids_seed %llu step %u", seed, step);
 			tw_ids_remove(ids, &fx->nodes[i]);
 			present[i] = false;
 			nr--;
@@ -286,7 +291,7 @@ static void tw_ids_test_model(struct kunit *test)
 			struct tw_id_node *old = tw_ids_insert(ids, &fx->nodes[i]);
 
 			/* The node of the same id, if one is in, must block it. */
-			KUNIT_ASSERT_PTR_EQ_MSG(test, old, found, "ids_seed %llu step %u",
+			KUNIT_ASSERT_PTR_EQ_MSG(test, old, holder, "ids_seed %llu step %u",
 						seed, step);
 			if (!old) {
 				present[i] = true;

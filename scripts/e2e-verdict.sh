@@ -12,7 +12,6 @@ set -uo pipefail
 mode=$2 label=$3
 # Serial and UML consoles end lines with CR LF.
 log=${1%.log}.txt
-[ "$log" != "$1" ] || log=$1.txt
 tr -d '\r' <"$1" >"$log"
 status=0
 grep -q '^TW-INSMOD-OK' "$log" || { tw_log "$label: insmod failed"; status=1; }

@@ -35,7 +35,7 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 echo TW-KTAP-BEGIN >/dev/kmsg
-insmod $stage/timingwheel_kunit.ko ${TW_SEED:+seed=$TW_SEED}
+insmod $stage/timingwheel_kunit.ko ${TW_SEED:+seed=$TW_SEED} ${TW_IDS_SEED:+ids_seed=$TW_IDS_SEED}
 echo TW-KTAP-END >/dev/kmsg
 rmmod timingwheel_kunit
 poweroff -f

@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Judge one KUnit run: its KTAP output goes to the kernel's own kunit.py
-# parser, the number of tests that ran is compared with what tw_kunit.c
-# declares (kunit.py calls a run of zero tests a success), and the console
-# log is searched for kernel reports.
+# parser, the number of tests that ran is compared with what the suites
+# declare (scripts/kunit-count.sh; kunit.py calls a run of zero tests a
+# success), and the console log is searched for kernel reports.
 #
 #   scripts/kunit-verdict.sh KTAP_LOG CONSOLE_LOG LABEL
 set -uo pipefail

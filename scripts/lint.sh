@@ -39,7 +39,6 @@ fi
 lint_build() {
 	local name=$1 kdir=$2 stage=$TW_CACHE/run/lint-$1
 	shift 2
-	rm -rf "$stage"
 	tw_stage_module "$stage"
 	if ! make -C "$kdir" "$@" M="$stage" W=1 C=2 modules >"$stage.log" 2>&1 ||
 		grep -vE '^\s*(CC|LD|MODPOST|CHECK|AR|LDS|BTF|Skipping)\b|^make(\[[0-9]+\])?: (Entering|Leaving)' \

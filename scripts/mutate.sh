@@ -22,7 +22,7 @@ core_mutations=(
 	"budget ignored|tw_core.c|s/if (\*left != TW_NO_BUDGET)/if (*left == 0)/"
 	"overdue timers never fire|tw_core.c|/hlist_move_list(\&wheel->overdue, \&wheel->expired);/d"
 	"next event stops at the first level with work|tw_core.c|s/^\t\tif (horizon >= best || horizon > limit)/\t\tif (best != TW_NO_EVENT || horizon > limit)/"
-	"range check off by one|tw_core.c|s/if (lvl == wheel->nr_levels || expires >= TW_MAX_TICK)/if (lvl == wheel->nr_levels \&\& expires > TW_MAX_TICK)/"
+	"modify's range check off by one|tw_core.c|s/if (expires > wheel->now \&\& expires >= tw_max_expiry(wheel))/if (expires > wheel->now \&\& expires > tw_max_expiry(wheel))/"
 	"modify keeps a timer in a slot of another tick|tw_core.c|s/tw_slot_index(w, lvl, expires) == slot % TW_LEVEL_SLOTS;/true;/"
 	"modify ignores the window|tw_core.c|s/ahead < tw_level_slots(w, lvl) \&\&/(ahead | 1) \&\&/"
 	"pending count not kept on stop|tw_core.c|/^bool tw_stop/,/^}/{/wheel->nr_pending--;/d}"
@@ -48,12 +48,14 @@ case ${1:-core} in
 core)
 	mutations=("${core_mutations[@]}")
 	suite() { TW_RUN_TAG=mutant TW_UML_TIMEOUT=30 "$1/scripts/kunit-uml.sh" normal; }
-	verdict='Ran [0-9]+ tests.*'
+	# Caught means tests ran and some failed or crashed.
+	verdict='Ran [1-9][0-9]* tests: .*(failed|crashed): [1-9][0-9]*.*'
 	;;
 device)
 	mutations=("${device_mutations[@]}")
 	suite() { TW_RUN_TAG=mutant TW_QEMU_TIMEOUT=150 "$1/scripts/qemu-run.sh" 6.12 e2e; }
-	verdict='e2e: [0-9]+ of [0-9]+ planned tests passed'
+	# Caught means the suite ran (some tests passed) and not all passed.
+	verdict='e2e: [1-9][0-9]* of [1-9][0-9]* planned tests passed'
 	;;
 *) tw_die "usage: mutate.sh core|device" ;;
 esac

@@ -90,7 +90,7 @@ struct tw_info {
 /* struct tw_query: one timer's state (TW_IOC_QUERY). */
 struct tw_query {
 	__u64	id;		/* in */
-	__u64	due;		/* out: ns on the clock of the next expiry */
+	__u64	due;		/* out: ns on the clock of its (last) expiry */
 	__u64	remaining;	/* out: ns until then, 0 if fired */
 	__u64	interval;	/* out: the period, 0 for one-shot */
 	__u32	state;		/* out: TW_STATE_* */
@@ -110,7 +110,7 @@ struct tw_event {
 	__u32	__reserved;	/* 0 */
 };
 
-#define TW_EVENT_PERIODIC	(1U << 0)	/* the timer stays armed */
+#define TW_EVENT_PERIODIC	(1U << 0)	/* periodic: re-armed when read */
 
 #define TW_IOC_MAGIC		0xB9
 #define TW_IOC_SET_CONFIG	_IOW(TW_IOC_MAGIC, 0x00, struct tw_config)
