@@ -20,14 +20,7 @@ stage=$work/module
 mkdir -p "$work"
 
 tw_log "building the KUnit module against UML ($flavour)"
-tw_stage_module "$stage"
-if ! make -C "$kdir" ARCH=um M="$stage" W=1 modules >"$work/build.log" 2>&1; then
-	cat "$work/build.log" >&2
-	tw_die "module build failed"
-fi
-if grep -E 'warning:|error:' "$work/build.log" >&2; then
-	tw_die "the module build printed warnings"
-fi
+tw_build_module "$kdir" "$stage" ARCH=um
 
 cat >"$work/init.sh" <<INIT
 #!/bin/sh

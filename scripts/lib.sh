@@ -62,6 +62,20 @@ tw_stage_module() {
 		if [ -d include ]; then rsync -a include "$1/"; fi)
 }
 
+# tw_build_module KDIR DIR [MAKE ARGS...]: stage the module in DIR and build
+# it at W=1 against KDIR; the build log is DIR.log.  A failed build or any
+# warning ends the script.
+tw_build_module() {
+	local kdir=$1 dir=$2
+	shift 2
+	tw_stage_module "$dir"
+	if ! make -C "$kdir" "$@" M="$dir" W=1 modules >"$dir.log" 2>&1 ||
+		grep -E 'warning:|error:' "$dir.log" >&2; then
+		cat "$dir.log" >&2
+		tw_die "module build against $kdir failed or warned"
+	fi
+}
+
 # tw_uml_boot KDIR INIT LOG: boot a UML kernel on a read-only hostfs root
 # (the host's own /) with the script INIT as init; the console goes to LOG.
 tw_uml_boot() {

@@ -20,12 +20,7 @@ work=$TW_CACHE/run/qemu-$kernel-$mode${TW_RUN_TAG:+-$TW_RUN_TAG}
 rm -rf "$work" && mkdir -p "$work"
 
 tw_log "building timingwheel.ko against $ver"
-tw_stage_module "$work/module"
-if ! make -C "$kdir" M="$work/module" W=1 modules >"$work/build.log" 2>&1 ||
-	grep -E 'warning:|error:' "$work/build.log" >&2; then
-	cat "$work/build.log" >&2
-	tw_die "module build against $ver failed or warned"
-fi
+tw_build_module "$kdir" "$work/module"
 make -s -C "$TW_ROOT/tools/timingwheel" device-progs >&2
 
 root=$work/initramfs

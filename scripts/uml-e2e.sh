@@ -15,12 +15,7 @@ work=$TW_CACHE/run/uml-e2e-$flavour${TW_RUN_TAG:+-$TW_RUN_TAG}
 rm -rf "$work" && mkdir -p "$work"
 
 tw_log "building timingwheel.ko against UML ($flavour)"
-tw_stage_module "$work/module"
-if ! make -C "$kdir" ARCH=um M="$work/module" W=1 modules >"$work/build.log" 2>&1 ||
-	grep -E 'warning:|error:' "$work/build.log" >&2; then
-	cat "$work/build.log" >&2
-	tw_die "module build failed or warned"
-fi
+tw_build_module "$kdir" "$work/module" ARCH=um
 make -s -C "$TW_ROOT/tools/timingwheel" device-progs >&2
 
 # The same markers as scripts/guest-init.sh, for scripts/e2e-verdict.sh.
