@@ -7,13 +7,18 @@
  * timers whose events wait to be read, and one hrtimer that drives the
  * wheel.
  *
- * A timer is one slab object, charged to the caller's memory cgroup, that
- * lives from START until its last event is read or it is stopped.  It is in
- * exactly one of three states:
+ * A timer is one slab object, charged to the caller's memory cgroup and
+ * counted against its user's max_user_timers, that lives from START until
+ * its last event is read or it is stopped.  It is in exactly one of three
+ * states, plus a flag:
  *
  *   ARMED    in the wheel, due at @due
  *   QUEUED   fired; on the client's event list, waiting for read()
  *   READING  taken by a read() that is copying its event to userspace
+ *
+ *   stopped  READING only: STOP took it out of the id index while its event
+ *            was being copied, so the reader frees it whatever the copy's
+ *            outcome (it is never re-armed or queued again)
  *
  * The event record is built from the timer itself, so expiry never
  * allocates and no event can be lost: a fired timer is its own queue entry.
@@ -35,22 +40,36 @@
  * once cannot hold a CPU in softirq.
  *
  * Locking.  One spinlock per client, taken with _bh from process context,
- * guards the wheel, the event list, the timer states and the hrtimer's
- * programming and the id index.  read() holds a mutex
+ * guards the wheel, the event list, the timer states, the hrtimer's
+ * programming and the id index.  No hold of it is longer than a small
+ * constant: a batch takes it per TW_CHUNK entries, a read per TW_CHUNK / 2
+ * events, the hrtimer callback for at most expiry_batch expiries, and
+ * GET_INFO looks at no more than TW_INFO_SCAN timers.  read() holds a mutex
  * across the copy to userspace so that concurrent readers see events in
- * order.  close() cancels the hrtimer, waiting for a callback in flight,
- * before it frees the timers.
+ * order; an O_NONBLOCK read never sleeps on it.  close() cancels the
+ * hrtimer, waiting for a callback in flight, before it frees the timers.
+ *
+ * Limits.  Every allocation a caller causes is charged to its memory cgroup
+ * and may fail (__GFP_RETRY_MAYFAIL: the caller gets ENOMEM, nobody is OOM
+ * killed on its behalf).  Without a cgroup limit, each user (by effective
+ * uid at open) may hold at most max_user_timers timers and max_user_files
+ * open files, so what one user can pin is bounded (uapi.rst, "Limits").
  */
 
+#include <linux/cred.h>
 #include <linux/fs.h>
+#include <linux/hashtable.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
+#include <linux/lockdep.h>
 #include <linux/math64.h>
+#include <linux/mm.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/random.h>
+#include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -69,12 +88,29 @@
 #define TW_BURST_GAP_NS		20000ULL
 /* Batch entries per lock hold; a read() takes half as many events. */
 #define TW_CHUNK		32
-/* Directory slots of a new file's id index: 2048 ids before it grows. */
-#define TW_IDS_DIR_MIN		4
+/* GET_INFO and fdinfo look at no more timers of one wheel slot than this. */
+#define TW_INFO_SCAN		64
+/*
+ * Allocations a caller causes: charged to its memory cgroup, and allowed to
+ * fail rather than invoke the OOM killer, globally or in the cgroup.
+ */
+#define TW_GFP			(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+/* What one timer pins: its object and about one index bucket. */
+#define TW_TIMER_COST		(sizeof(struct tw_ktimer) + sizeof(void *))
 
 static unsigned int max_timers = 1U << 20;
 module_param(max_timers, uint, 0644);
 MODULE_PARM_DESC(max_timers, "most timers one open file may hold (default 1048576)");
+
+/* 0 at load: derived from the machine's memory in tw_module_init(). */
+static unsigned long max_user_timers;
+module_param(max_user_timers, ulong, 0644);
+MODULE_PARM_DESC(max_user_timers,
+		 "most timers one user may hold in all its files (default: 4% of memory)");
+
+static unsigned int max_user_files = 1024;
+module_param(max_user_files, uint, 0644);
+MODULE_PARM_DESC(max_user_files, "most open files one user may have (default 1024)");
 
 static unsigned int default_resolution_ns = 1000000;
 module_param(default_resolution_ns, uint, 0644);
@@ -91,6 +127,36 @@ enum tw_state {
 	TW_READING,
 };
 
+/**
+ * struct tw_user - what one user holds, across all its files
+ * @node:   link in tw_users; guarded by tw_users_lock
+ * @uid:    the effective uid of the opener; constant
+ * @files:  open files; guarded by tw_users_lock
+ * @timers: timers allocated for the user's files, spares included; atomic,
+ *          charged before the client's lock is taken and released where a
+ *          timer is freed
+ */
+struct tw_user {
+	struct hlist_node	node;
+	kuid_t			uid;
+	unsigned int		files;
+	atomic_long_t		timers;
+};
+
+/**
+ * struct tw_ktimer - one timer of a client
+ * @node:     the wheel's part; guarded by tw_client.lock while ARMED
+ * @idn:      the id index's part, with the caller's id; in the index in every
+ *            state unless @stopped; guarded by tw_client.lock
+ * @event:    link in tw_client.events (QUEUED) or a reader's private list
+ *            (READING); guarded by tw_client.lock, or owned by that reader
+ * @due:      ns on the client's clock of the (last) expiry; tw_client.lock
+ * @fired:    ns on the clock when the wheel fired it; tw_client.lock
+ * @interval: the period in ns, 0 for one-shot; tw_client.lock
+ * @state:    TW_ARMED, TW_QUEUED or TW_READING; tw_client.lock
+ * @stopped:  READING and stopped meanwhile: the reader frees it;
+ *            tw_client.lock
+ */
 struct tw_ktimer {
 	struct tw_timer		node;
 	struct tw_id_node	idn;
@@ -102,8 +168,26 @@ struct tw_ktimer {
 	bool			stopped;
 };
 
+/**
+ * struct tw_client - one open file of /dev/timingwheel
+ * @lock:       guards every field below up to @started, and the timers
+ * @wheel:      the timing wheel of ARMED timers
+ * @ids:        every timer by id, whatever its state (but stopped READING)
+ * @events:     QUEUED timers in firing order
+ * @nr_timers:  timers that exist, in any state
+ * @nr_queued:  timers on @events; also read without the lock (tw_poll())
+ * @resolution: ns per wheel tick; changed only while no timer was started
+ * @fire_ns:    the clock at the current advance, for tw_fire()
+ * @clockid:    CLOCK_MONOTONIC or CLOCK_BOOTTIME; as @resolution
+ * @started:    a timer was started once: the clock is fixed
+ * @hrtimer:    drives the wheel; programmed under @lock
+ * @wq:         readers and pollers waiting for events
+ * @read_mutex: serialises read()'s copies to userspace, so that events
+ *              leave in order; never held while waiting for events
+ * @user:       the opener's limits; constant
+ */
 struct tw_client {
-	spinlock_t		lock;		/* everything below but the mutex */
+	spinlock_t		lock;		/* see the kernel-doc above */
 	struct tw_wheel		wheel;
 	struct tw_ids		ids;
 	struct list_head	events;
@@ -115,10 +199,94 @@ struct tw_client {
 	bool			started;
 	struct hrtimer		hrtimer;
 	wait_queue_head_t	wq;
-	struct mutex		read_mutex;	/* one read() delivers at a time */
+	struct mutex		read_mutex;	/* see the kernel-doc above */
+	struct tw_user		*user;
+};
+
+/**
+ * struct tw_spares - timers allocated for a chunk, before the lock
+ * @t:   the objects, a stack
+ * @nr:  how many are left
+ * @err: what a start that finds none left fails with: -ENOSPC if the
+ *       user's limit held the chunk back, else -ENOMEM
+ */
+struct tw_spares {
+	struct tw_ktimer	*t[TW_CHUNK];
+	unsigned int		nr;
+	int			err;
 };
 
 static struct kmem_cache *tw_timer_cache;
+
+/* Every user with an open file, by uid. */
+static DEFINE_HASHTABLE(tw_users, 6);
+static DEFINE_SPINLOCK(tw_users_lock);
+
+/*
+ * Find or create the opener's entry and count one more file, or fail with
+ * -EMFILE at max_user_files.
+ */
+static struct tw_user *tw_user_get(kuid_t uid)
+{
+	struct tw_user *u, *new = kzalloc(sizeof(*new), GFP_KERNEL);
+	int err = 0;
+
+	if (!new)
+		return ERR_PTR(-ENOMEM);
+	spin_lock(&tw_users_lock);
+	hash_for_each_possible(tw_users, u, node, __kuid_val(uid))
+		if (uid_eq(u->uid, uid))
+			goto found;
+	u = new;
+	new = NULL;
+	u->uid = uid;
+	hash_add(tw_users, &u->node, __kuid_val(uid));
+found:
+	if (u->files >= READ_ONCE(max_user_files))
+		err = -EMFILE;
+	else
+		u->files++;
+	/* A new entry is only left behind with a file counted. */
+	if (err && !u->files) {
+		hash_del(&u->node);
+		new = u;
+	}
+	spin_unlock(&tw_users_lock);
+	kfree(new);
+	return err ? ERR_PTR(err) : u;
+}
+
+static void tw_user_put(struct tw_user *u)
+{
+	spin_lock(&tw_users_lock);
+	if (--u->files) {
+		u = NULL;
+	} else {
+		WARN_ON_ONCE(atomic_long_read(&u->timers));
+		hash_del(&u->node);
+	}
+	spin_unlock(&tw_users_lock);
+	kfree(u);
+}
+
+/* Charge up to @n timers to @u; return how many its limit allowed. */
+static unsigned int tw_user_charge(struct tw_user *u, unsigned int n)
+{
+	unsigned long max = READ_ONCE(max_user_timers);
+	long cur = atomic_long_read(&u->timers);
+
+	do {
+		if (cur >= max)
+			return 0;
+		n = min_t(unsigned long, n, max - cur);
+	} while (!atomic_long_try_cmpxchg(&u->timers, &cur, cur + n));
+	return n;
+}
+
+static void tw_user_uncharge(struct tw_user *u, unsigned long n)
+{
+	atomic_long_sub(n, &u->timers);
+}
 
 static u64 tw_clock_ns(const struct tw_client *c)
 {
@@ -144,14 +312,19 @@ static u64 tw_tick_ns(const struct tw_client *c, u64 tick)
 
 static struct tw_ktimer *tw_lookup(struct tw_client *c, u64 id)
 {
-	struct tw_id_node *idn = tw_ids_find(&c->ids, id);
+	struct tw_id_node *idn;
+
+	lockdep_assert_held(&c->lock);
+	idn = tw_ids_find(&c->ids, id);
 
 	return idn ? container_of(idn, struct tw_ktimer, idn) : NULL;
 }
 
 static void tw_free(struct tw_client *c, struct tw_ktimer *t)
 {
+	lockdep_assert_held(&c->lock);
 	kmem_cache_free(tw_timer_cache, t);
+	tw_user_uncharge(c->user, 1);
 	c->nr_timers--;
 }
 
@@ -168,6 +341,7 @@ static void tw_fire(struct tw_timer *node, void *data)
 	struct tw_client *c = data;
 	struct tw_ktimer *t = container_of(node, struct tw_ktimer, node);
 
+	lockdep_assert_held(&c->lock);
 	t->fired = c->fire_ns;
 	t->state = TW_QUEUED;
 	list_add_tail(&t->event, &c->events);
@@ -180,6 +354,7 @@ static void tw_fire(struct tw_timer *node, void *data)
  */
 static unsigned int tw_catch_up(struct tw_client *c, u64 now)
 {
+	lockdep_assert_held(&c->lock);
 	c->fire_ns = now;
 	return tw_advance(&c->wheel, div64_u64(now, c->resolution),
 			  max(READ_ONCE(expiry_batch), 1U), tw_fire, c);
@@ -194,6 +369,7 @@ static void tw_program(struct tw_client *c, u64 now)
 {
 	u64 next;
 
+	lockdep_assert_held(&c->lock);
 	if (tw_has_due(&c->wheel)) {
 		next = now + TW_BURST_GAP_NS;
 	} else {
@@ -235,8 +411,10 @@ static enum hrtimer_restart tw_hrtimer_fn(struct hrtimer *hrtimer)
 /* Arm @t for the expiry at @due ns; it is new or not in the wheel. */
 static int tw_arm(struct tw_client *c, struct tw_ktimer *t, u64 due)
 {
-	int ret = tw_start(&c->wheel, &t->node, tw_tick_ceil(c, due));
+	int ret;
 
+	lockdep_assert_held(&c->lock);
+	ret = tw_start(&c->wheel, &t->node, tw_tick_ceil(c, due));
 	if (!ret) {
 		t->due = due;
 		t->state = TW_ARMED;
@@ -250,6 +428,7 @@ static int tw_rearm(struct tw_client *c, struct tw_ktimer *t, u64 due,
 {
 	int ret;
 
+	lockdep_assert_held(&c->lock);
 	/* A read() is delivering its event right now. */
 	if (t->state == TW_READING)
 		return -EBUSY;
@@ -268,12 +447,9 @@ static int tw_rearm(struct tw_client *c, struct tw_ktimer *t, u64 due,
 	return 0;
 }
 
-/*
- * START one timer.  @spares is a stack of @nr preallocated objects; a timer
- * that is created takes the top one.
- */
+/* START one timer; a timer that is created takes the top spare. */
 static int tw_do_start(struct tw_client *c, const struct tw_op *op, u64 now,
-		       struct tw_ktimer **spares, unsigned int *nr)
+		       struct tw_spares *spares)
 {
 	struct tw_ktimer *t;
 	u64 due;
@@ -297,11 +473,13 @@ static int tw_do_start(struct tw_client *c, const struct tw_op *op, u64 now,
 	}
 	if (c->nr_timers >= READ_ONCE(max_timers))
 		return tw_lookup(c, op->id) ? -EEXIST : -ENOSPC;
+	if (!spares->nr)
+		return tw_lookup(c, op->id) ? -EEXIST : spares->err;
 	/* No memory for the index to grow into: keep its chains short. */
-	if (!*nr || tw_ids_overloaded(&c->ids))
+	if (tw_ids_overloaded(&c->ids))
 		return -ENOMEM;
 
-	t = spares[*nr - 1];
+	t = spares->t[spares->nr - 1];
 	tw_timer_init(&t->node);
 	t->idn.id = op->id;
 	t->interval = op->interval;
@@ -314,7 +492,7 @@ static int tw_do_start(struct tw_client *c, const struct tw_op *op, u64 now,
 		tw_stop(&c->wheel, &t->node);
 		return -EEXIST;
 	}
-	(*nr)--;
+	spares->nr--;
 	c->nr_timers++;
 	c->started = true;
 	return 0;
@@ -343,24 +521,21 @@ static int tw_do_stop(struct tw_client *c, const struct tw_op *op)
 		return TW_STOPPED_EXPIRED;
 	default:
 		/*
-		 * A read() is delivering its event right now.  For a one-shot
-		 * timer that read is its end, as if it had already happened; a
-		 * periodic one is kept from re-arming.  The reader frees it.
+		 * A read() is delivering its event right now.  The timer leaves
+		 * the index and the reader frees it, whether its copy succeeds
+		 * or fails: no later read returns this event.  For a one-shot
+		 * timer that read is its end, as if it had already happened;
+		 * a periodic one is kept from re-arming.
 		 */
-		if (!t->interval)
-			return -ENOENT;
 		tw_ids_remove(&c->ids, &t->idn);
 		t->stopped = true;
-		return TW_STOPPED_PENDING;
+		return t->interval ? TW_STOPPED_PENDING : -ENOENT;
 	}
 }
 
-/*
- * Apply @n operations under one lock hold.  @spares is a stack of
- * *@nr_spares preallocated timers; the starts take from its top.
- */
+/* Apply @n operations under one lock hold; the starts take @spares. */
 static void tw_apply(struct tw_client *c, struct tw_op *ops, unsigned int n,
-		     struct tw_ktimer **spares, unsigned int *nr_spares)
+		     struct tw_spares *spares)
 {
 	unsigned int i, fired;
 	u64 now;
@@ -373,7 +548,7 @@ static void tw_apply(struct tw_client *c, struct tw_op *ops, unsigned int n,
 
 		switch (op->op) {
 		case TW_OP_START:
-			op->result = tw_do_start(c, op, now, spares, nr_spares);
+			op->result = tw_do_start(c, op, now, spares);
 			break;
 		case TW_OP_STOP:
 			op->result = tw_do_stop(c, op);
@@ -388,63 +563,62 @@ static void tw_apply(struct tw_client *c, struct tw_op *ops, unsigned int n,
 		tw_wake_readers(c);
 }
 
-/* Preallocate @starts timers; return how many could be had. */
-static unsigned int tw_alloc_spares(unsigned int starts,
-				    struct tw_ktimer **spares)
+/*
+ * Preallocate timers for @starts starts, as many as the user's limit and
+ * memory allow; a start left without one fails with @spares->err.
+ */
+static void tw_alloc_spares(struct tw_client *c, unsigned int starts,
+			    struct tw_spares *spares)
 {
-	if (!starts)
-		return 0;
-	return kmem_cache_alloc_bulk(tw_timer_cache, GFP_KERNEL_ACCOUNT, starts,
-				     (void **)spares);
+	unsigned int n = tw_user_charge(c->user, starts);
+
+	spares->err = n < starts ? -ENOSPC : -ENOMEM;
+	spares->nr = n ? kmem_cache_alloc_bulk(tw_timer_cache, TW_GFP, n,
+					       (void **)spares->t) : 0;
+	if (spares->nr < n)
+		spares->err = -ENOMEM;
+	tw_user_uncharge(c->user, n - spares->nr);
+}
+
+/* Give back what the starts did not take. */
+static void tw_free_spares(struct tw_client *c, struct tw_spares *spares)
+{
+	if (!spares->nr)
+		return;
+	kmem_cache_free_bulk(tw_timer_cache, spares->nr, (void **)spares->t);
+	tw_user_uncharge(c->user, spares->nr);
+	spares->nr = 0;
 }
 
 /*
- * Hand the id index the memory its next splits need, before the lock is
- * taken: the index never allocates.  The unlocked looks are hints that
- * tw_ids_swap_dir() and tw_ids_add_seg() check again under the lock.  If
- * an allocation fails, nothing fails with it: the buckets just get longer
- * until a later call finds memory.
+ * Hand the id index the memory its next splits need, got before the lock
+ * is taken: the index never allocates under it.
  */
 static void tw_grow_ids(struct tw_client *c, unsigned int starts)
 {
-	struct tw_id_seg **dir = NULL, *seg;
-	unsigned int dir_size = 0;
+	struct tw_ids_prep prep;
 
-	/* A hint: tw_ids_add_seg() decides under the lock. */
-	if (!starts || !data_race(tw_ids_want_seg(&c->ids, starts)))
+	tw_ids_prepare(&c->ids, starts, &prep, TW_GFP);
+	if (!prep.seg && !prep.dir)
 		return;
-	seg = kzalloc(sizeof(*seg), GFP_KERNEL_ACCOUNT);
-	/* A hint: tw_ids_swap_dir() refuses a directory that is not larger. */
-	if (data_race(tw_ids_want_dir(&c->ids))) {
-		/* Stale is harmless, as above. */
-		dir_size = 2 * data_race(c->ids.dir_size);
-		dir = kvmalloc_array(dir_size, sizeof(*dir), GFP_KERNEL_ACCOUNT);
-	}
-
 	spin_lock_bh(&c->lock);
-	if (dir)
-		dir = tw_ids_swap_dir(&c->ids, dir, dir_size);
-	if (seg && tw_ids_add_seg(&c->ids, seg, starts))
-		seg = NULL;
+	tw_ids_commit(&c->ids, &prep, starts);
 	spin_unlock_bh(&c->lock);
-	kvfree(dir);
-	kfree(seg);
+	tw_ids_unprepare(&prep);
 }
 
 static void tw_apply_chunk(struct tw_client *c, struct tw_op *ops,
 			   unsigned int n)
 {
-	struct tw_ktimer *spares[TW_CHUNK];
-	unsigned int i, starts = 0, nr_spares;
+	struct tw_spares spares;
+	unsigned int i, starts = 0;
 
 	for (i = 0; i < n; i++)
 		starts += ops[i].op == TW_OP_START;
-	nr_spares = tw_alloc_spares(starts, spares);
+	tw_alloc_spares(c, starts, &spares);
 	tw_grow_ids(c, starts);
-	tw_apply(c, ops, n, spares, &nr_spares);
-	/* What the starts did not take goes back. */
-	if (nr_spares)
-		kmem_cache_free_bulk(tw_timer_cache, nr_spares, (void **)spares);
+	tw_apply(c, ops, n, &spares);
+	tw_free_spares(c, &spares);
 }
 
 /*
@@ -499,6 +673,7 @@ static long tw_ioctl_batch(struct tw_client *c, void __user *argp)
 			ret = -EINTR;
 			break;
 		}
+		cond_resched();
 	}
 	kfree(ops);
 	return ret;
@@ -524,18 +699,16 @@ static long tw_ioctl_stop(struct tw_client *c, void __user *argp)
 {
 	struct tw_stop stop;
 	struct tw_op op = { .op = TW_OP_STOP };
-	unsigned int no_spares = 0;
+	struct tw_spares none = { .err = -ENOMEM };
 
 	if (copy_from_user(&stop, argp, sizeof(stop)))
 		return -EFAULT;
-	if (stop.__reserved)
+	if (stop.flags || stop.__reserved)
 		return -EINVAL;
 	op.id = stop.id;
-	tw_apply(c, &op, 1, NULL, &no_spares);
-	if (op.result < 0)
-		return op.result;
-	stop.result = op.result;
-	return copy_to_user(argp, &stop, sizeof(stop)) ? -EFAULT : 0;
+	tw_apply(c, &op, 1, &none);
+	/* The result is the return value: no copy-out can lose it. */
+	return op.result;
 }
 
 /*
@@ -591,11 +764,14 @@ static void tw_fill_info(struct tw_client *c, struct tw_info *info)
 	max = tw_tick_ns(c, tw_max_expiry(&c->wheel) - 1);
 	info->range_ns = max > info->now ? max - info->now : 0;
 	info->max_timers = READ_ONCE(max_timers);
+	info->user_timers = atomic_long_read(&c->user->timers);
+	info->max_user_timers = READ_ONCE(max_user_timers);
 	info->pending = c->wheel.nr_pending;
 	info->queued = c->nr_queued;
 	info->fired = c->wheel.nr_fired;
 	info->cascades = c->wheel.nr_cascades;
-	next = tw_next_expiry(&c->wheel);
+	/* Bounded: a slot may hold every timer of the file. */
+	next = tw_next_expiry_within(&c->wheel, TW_INFO_SCAN);
 	info->next_expiry = next == TW_NO_EVENT ? 0 : tw_tick_ns(c, next);
 	spin_unlock_bh(&c->lock);
 }
@@ -766,33 +942,62 @@ static ssize_t tw_read_chunk(struct tw_client *c, char __user *buf,
 	return n * sizeof(*ev);
 }
 
+/*
+ * Copy out up to @max events, but no more than were queued when the read
+ * began, so that periodic timers firing again while it copies cannot keep
+ * it going: a read costs at most one event per timer of the file.  It
+ * reschedules between chunks and stops early for a fatal signal, returning
+ * what it has.
+ */
+static ssize_t tw_read_locked(struct tw_client *c, char __user *buf,
+			      size_t max)
+{
+	size_t left = min_t(u64, max, READ_ONCE(c->nr_queued)), done = 0;
+	ssize_t ret;
+
+	lockdep_assert_held(&c->read_mutex);
+	while (left) {
+		ret = tw_read_chunk(c, buf + done * sizeof(struct tw_event),
+				    min_t(size_t, left, TW_CHUNK / 2));
+		if (ret <= 0)
+			return done ? done * sizeof(struct tw_event) : ret;
+		done += ret / sizeof(struct tw_event);
+		left -= ret / sizeof(struct tw_event);
+		if (fatal_signal_pending(current))
+			break;
+		cond_resched();
+	}
+	return done * sizeof(struct tw_event);
+}
+
 static ssize_t tw_read(struct file *file, char __user *buf, size_t count,
 		       loff_t *ppos)
 {
 	struct tw_client *c = file->private_data;
 	size_t max = count / sizeof(struct tw_event);
-	ssize_t copied = 0, ret;
+	ssize_t ret;
 
 	if (!max)
 		return -EINVAL;
 
 	for (;;) {
-		/* Held while copying out, never while waiting for events. */
-		if (mutex_lock_interruptible(&c->read_mutex))
+		/*
+		 * Held while copying out, never while waiting for events.
+		 * Another reader's copy may stall on a page fault for as long
+		 * as its buffer's pager likes, so a non-blocking read does not
+		 * wait for it.
+		 */
+		if (file->f_flags & O_NONBLOCK) {
+			if (!mutex_trylock(&c->read_mutex))
+				return -EAGAIN;
+		} else if (mutex_lock_interruptible(&c->read_mutex)) {
 			return -ERESTARTSYS;
-		do {
-			ret = tw_read_chunk(c, buf + copied,
-					    min_t(size_t, max - copied / sizeof(struct tw_event),
-						  UINT_MAX));
-			if (ret > 0)
-				copied += ret;
-		} while (ret > 0 && copied / sizeof(struct tw_event) < max);
+		}
+		ret = tw_read_locked(c, buf, max);
 		mutex_unlock(&c->read_mutex);
 
-		if (ret < 0)
-			return copied ?: ret;
-		if (copied)
-			return copied;
+		if (ret)
+			return ret;
 		if (file->f_flags & O_NONBLOCK)
 			return -EAGAIN;
 		if (wait_event_interruptible(c->wq, READ_ONCE(c->nr_queued)))
@@ -804,35 +1009,17 @@ static __poll_t tw_poll(struct file *file, poll_table *wait)
 {
 	struct tw_client *c = file->private_data;
 
+	/*
+	 * The lockless read of nr_queued cannot miss a wakeup.  poll_wait()
+	 * adds us to c->wq before we look; every increase of nr_queued is made
+	 * under c->lock and followed, after the unlock, by a wake-up of c->wq
+	 * (tw_wake_readers()), whose waitqueue lock orders it after our add.
+	 * So either we see the new count, or the waker sees us queued and
+	 * wakes us to look again.  A stale non-zero only costs a read() that
+	 * finds nothing and returns EAGAIN.
+	 */
 	poll_wait(file, &c->wq, wait);
 	return READ_ONCE(c->nr_queued) ? EPOLLIN | EPOLLRDNORM : 0;
-}
-
-static int tw_init_ids(struct tw_client *c)
-{
-	struct tw_id_seg **dir, *seg;
-	hsiphash_key_t key;
-
-	dir = kmalloc_array(TW_IDS_DIR_MIN, sizeof(*dir), GFP_KERNEL_ACCOUNT);
-	seg = kzalloc(sizeof(*seg), GFP_KERNEL_ACCOUNT);
-	if (!dir || !seg) {
-		kfree(dir);
-		kfree(seg);
-		return -ENOMEM;
-	}
-	get_random_bytes(&key, sizeof(key));
-	tw_ids_init(&c->ids, dir, TW_IDS_DIR_MIN, seg, &key);
-	return 0;
-}
-
-/* Free the index's segments and directory; its entries are gone already. */
-static void tw_free_ids(struct tw_ids *ids)
-{
-	unsigned int i;
-
-	for (i = 0; i < ids->nr_segs; i++)
-		kfree(ids->dir[i]);
-	kvfree(ids->dir);
 }
 
 static int tw_open(struct inode *inode, struct file *file)
@@ -841,11 +1028,18 @@ static int tw_open(struct inode *inode, struct file *file)
 	u64 res = READ_ONCE(default_resolution_ns);
 	int ret;
 
-	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
+	c = kzalloc(sizeof(*c), TW_GFP);
 	if (!c)
 		return -ENOMEM;
-	ret = tw_init_ids(c);
+	c->user = tw_user_get(current_euid());
+	if (IS_ERR(c->user)) {
+		ret = PTR_ERR(c->user);
+		kfree(c);
+		return ret;
+	}
+	ret = tw_ids_create(&c->ids, TW_GFP);
 	if (ret) {
+		tw_user_put(c->user);
 		kfree(c);
 		return ret;
 	}
@@ -877,7 +1071,9 @@ static int tw_release(struct inode *inode, struct file *file)
 	 */
 	hrtimer_cancel(&c->hrtimer);
 	tw_ids_drain(&c->ids, tw_free_timer, NULL);
-	tw_free_ids(&c->ids);
+	tw_user_uncharge(c->user, c->nr_timers);
+	tw_user_put(c->user);
+	tw_ids_destroy(&c->ids);
 	mutex_destroy(&c->read_mutex);
 	kfree(c);
 	return 0;
@@ -894,6 +1090,8 @@ static void tw_show_fdinfo(struct seq_file *m, struct file *file)
 		   info.max_timers, info.pending, info.queued);
 	seq_printf(m, "fired:\t%llu\ncascades:\t%llu\nnext_expiry:\t%llu\n",
 		   info.fired, info.cascades, info.next_expiry);
+	seq_printf(m, "user_timers:\t%llu\nmax_user_timers:\t%llu\n",
+		   info.user_timers, info.max_user_timers);
 }
 
 static const struct file_operations tw_fops = {
@@ -919,6 +1117,9 @@ static int __init tw_module_init(void)
 {
 	int ret;
 
+	/* As epoll's max_user_watches: 4% of memory, in timers. */
+	if (!max_user_timers)
+		max_user_timers = (totalram_pages() / 25) * PAGE_SIZE / TW_TIMER_COST;
 	tw_timer_cache = KMEM_CACHE(tw_ktimer, SLAB_ACCOUNT);
 	if (!tw_timer_cache)
 		return -ENOMEM;

@@ -35,10 +35,12 @@
  * most timers are stopped long before that (see tw_start_range() for picking
  * a tick that needs a single move).
  *
- * Invariant between calls: the slot @now falls into is empty on every level.
+ * Invariant between calls: the slot @now falls into is empty on every level,
+ * unless @collecting says a cascade budget ran out while emptying it.
  * Placement keeps it (a timer on level n > 0 is at least one slot ahead, and
  * a timer due at or before @now goes to the overdue list instead), and
- * tw_advance() empties each slot as it becomes current.
+ * tw_advance() empties each slot as it becomes current, finishing an
+ * unfinished one before anything else.
  *
  * Occupancy.  Each level keeps a 64-bit map of its non-empty slots, the
  * counterpart of the kernel wheel's pending_map.  The next tick at which a
@@ -161,6 +163,7 @@ int tw_init(struct tw_wheel *wheel, const u8 *level_bits,
 	wheel->nr_pending = 0;
 	wheel->nr_fired = 0;
 	wheel->nr_cascades = 0;
+	wheel->collecting = false;
 	INIT_HLIST_HEAD(&wheel->overdue);
 	INIT_HLIST_HEAD(&wheel->expired);
 	for (lvl = 0; lvl < TW_MAX_LEVELS; lvl++)
@@ -226,10 +229,12 @@ static bool tw_slot_holds(const struct tw_wheel *w, u32 slot, u64 expires)
 
 	/*
 	 * Same slot, inside the window.  Above level 0 the slot is not the
-	 * current one (that is always empty), so the timer stays at least one
-	 * slot ahead.  On level 0, same slot and window mean the same tick, and
-	 * a timer on the expired list, whose stale slot is level 0's current
-	 * one, only matches a tick that is not after now.
+	 * current one (that is empty), so the timer stays at least one slot
+	 * ahead; or it is a current slot whose cascade a budget cut short, and
+	 * finishing that cascade places the timer by its new tick.  On level
+	 * 0, same slot and window mean the same tick, and a timer on the
+	 * expired list, whose stale slot is level 0's current one, only
+	 * matches a tick that is not after now.
 	 */
 	return expires > w->now && expires < TW_MAX_TICK &&
 	       ahead < tw_level_slots(w, lvl) &&
@@ -375,8 +380,13 @@ u64 tw_next_event(const struct tw_wheel *wheel, u64 limit)
 	return tw_next_slot_event(wheel, limit);
 }
 
-/* The earliest expiry among the timers of one slot. */
-static u64 tw_slot_min(const struct hlist_head *head)
+/*
+ * The earliest expiry among the timers of one slot, looking at no more than
+ * @max of them; if the slot holds more, @floor, the tick the slot becomes
+ * current, which no timer in it precedes.
+ */
+static u64 tw_slot_min(const struct hlist_head *head, u64 floor,
+		       unsigned int max)
 {
 	const struct hlist_node *n;
 	u64 min = TW_NO_EVENT;
@@ -384,30 +394,59 @@ static u64 tw_slot_min(const struct hlist_head *head)
 	for (n = head->first; n; n = n->next) {
 		u64 t = hlist_entry(n, struct tw_timer, entry)->expires;
 
+		if (!max--)
+			return floor;
 		if (t < min)
 			min = t;
 	}
 	return min;
 }
 
+/*
+ * While a cascade is unfinished, the current slots are not empty: level 0's
+ * holds timers due now, an upper level's the rest of the slot it was
+ * emptying.  The earliest of them, as tw_slot_min() sees it.
+ */
+static u64 tw_current_min(const struct tw_wheel *w, unsigned int max_scan)
+{
+	u64 best = TW_NO_EVENT, t;
+	unsigned int lvl, idx;
+
+	for (lvl = 0; lvl < w->nr_levels; lvl++) {
+		idx = tw_slot_index(w, lvl, w->now);
+		if (!(w->pending_map[lvl] & BIT_ULL(idx)))
+			continue;
+		t = tw_slot_min(&w->slots[lvl * TW_LEVEL_SLOTS + idx], w->now,
+				lvl ? max_scan : 0);
+		if (t < best)
+			best = t;
+	}
+	return best;
+}
+
 /**
- * tw_next_expiry - the exact tick of the earliest pending timer
- * @wheel: the wheel
+ * tw_next_expiry_within - the earliest pending timer's tick, at bounded cost
+ * @wheel:    the wheel
+ * @max_scan: look at no more than this many timers of one slot
  *
  * Unlike tw_next_event() this looks inside the first occupied slot of each
- * level that could hold the earliest timer, so it costs O(levels) plus the
- * length of those slots.  Meant for queries, not for the expiry path.
+ * level that could hold the earliest timer, so it costs O(levels) plus up
+ * to @max_scan timers per level.  A slot holding more than @max_scan timers
+ * counts as due when it becomes current, so the result stays a lower bound
+ * that no timer precedes; it is exact whenever no scanned slot is that
+ * long.  tw_next_expiry() is the exact, unbounded form.
  *
  * Return: @wheel->now if timers are due and waiting, the tick of the earliest
- * pending timer, or TW_NO_EVENT if there is none.
+ * pending timer (or that lower bound), or TW_NO_EVENT if there is none.
  */
-u64 tw_next_expiry(const struct tw_wheel *wheel)
+u64 tw_next_expiry_within(const struct tw_wheel *wheel, unsigned int max_scan)
 {
-	u64 best = TW_NO_EVENT;
+	u64 best;
 	unsigned int lvl;
 
-	if (tw_has_due(wheel))
+	if (!hlist_empty(&wheel->expired) || !hlist_empty(&wheel->overdue))
 		return wheel->now;
+	best = wheel->collecting ? tw_current_min(wheel, max_scan) : TW_NO_EVENT;
 
 	for (lvl = 0; lvl < wheel->nr_levels; lvl++) {
 		u64 t;
@@ -419,18 +458,30 @@ u64 tw_next_expiry(const struct tw_wheel *wheel)
 			continue;
 		if (lvl > 0)
 			t = tw_slot_min(&wheel->slots[lvl * TW_LEVEL_SLOTS +
-					tw_slot_index(wheel, lvl, t)]);
+					tw_slot_index(wheel, lvl, t)], t, max_scan);
 		if (t < best)
 			best = t;
 	}
 	return best;
 }
 
+/* Take one unit of a budget; false if none is left. */
+static inline bool tw_take(unsigned int *left)
+{
+	if (!*left)
+		return false;
+	if (*left != TW_NO_BUDGET)
+		(*left)--;
+	return true;
+}
+
 /*
- * Place again every timer of level @lvl's current slot.  Each lands on a
- * lower level, or in level 0's current slot if it is due right now.
+ * Place again every timer of level @lvl's current slot, while *@left
+ * allows.  Each lands on a lower level, or in level 0's current slot if it
+ * is due right now.  Return false if the budget ran out with timers left in
+ * the slot.
  */
-static void tw_cascade(struct tw_wheel *w, unsigned int lvl)
+static bool tw_cascade(struct tw_wheel *w, unsigned int lvl, unsigned int *left)
 {
 	unsigned int idx = tw_slot_index(w, lvl, w->now);
 	struct hlist_head *head = tw_slot(w, lvl, idx);
@@ -438,11 +489,14 @@ static void tw_cascade(struct tw_wheel *w, unsigned int lvl)
 	while (!hlist_empty(head)) {
 		struct tw_timer *t = hlist_entry(head->first, struct tw_timer, entry);
 
+		if (!tw_take(left))
+			return false;
 		hlist_del(&t->entry);
 		tw_enqueue(w, t, tw_level_for(w, w->now, t->expires));
 		w->nr_cascades++;
 	}
 	w->pending_map[lvl] &= ~BIT_ULL(idx);
+	return true;
 }
 
 /*
@@ -450,24 +504,32 @@ static void tw_cascade(struct tw_wheel *w, unsigned int lvl)
  * Only a level whose slot boundary @now sits on can have a slot that just
  * became current, and if @now is not on a boundary of level n it is on none
  * above.  The order among levels does not matter: a cascaded timer never
- * lands in the current slot of a level above 0.
+ * lands in the current slot of a level above 0, nor does a new one.  So
+ * when the cascade budget *@left runs out, the wheel marks the collection
+ * unfinished and a later call simply runs it again at the same tick: the
+ * slots already emptied are skipped.  Return false in that case.
  */
-static void tw_collect(struct tw_wheel *w)
+static bool tw_collect(struct tw_wheel *w, unsigned int *left)
 {
 	unsigned int lvl, idx;
 
 	for (lvl = 1; lvl < w->nr_levels; lvl++) {
 		if (w->now & (((u64)1 << w->shift[lvl]) - 1))
 			break;
-		if (w->pending_map[lvl] & BIT_ULL(tw_slot_index(w, lvl, w->now)))
-			tw_cascade(w, lvl);
+		if ((w->pending_map[lvl] & BIT_ULL(tw_slot_index(w, lvl, w->now))) &&
+		    !tw_cascade(w, lvl, left)) {
+			w->collecting = true;
+			return false;
+		}
 	}
+	w->collecting = false;
 
 	idx = tw_slot_index(w, 0, w->now);
 	if (w->pending_map[0] & BIT_ULL(idx)) {
 		hlist_move_list(tw_slot(w, 0, idx), &w->expired);
 		w->pending_map[0] &= ~BIT_ULL(idx);
 	}
+	return true;
 }
 
 /*
@@ -480,10 +542,8 @@ static bool tw_run_expired(struct tw_wheel *w, unsigned int *left,
 	while (!hlist_empty(&w->expired)) {
 		struct tw_timer *t;
 
-		if (!*left)
+		if (!tw_take(left))
 			return false;
-		if (*left != TW_NO_BUDGET)
-			(*left)--;
 		t = hlist_entry(w->expired.first, struct tw_timer, entry);
 		hlist_del_init(&t->entry);
 		t->slot = TW_NO_SLOT;
@@ -507,12 +567,19 @@ static bool tw_run_expired(struct tw_wheel *w, unsigned int *left,
  * advance that reaches its tick.  If the budget runs out, the wheel stops at
  * the tick it was expiring (tw_has_due() is then true) and a later call,
  * with any @target, resumes there before moving on; a zero budget may still
- * move the wheel up to the first tick with timers due.  A timer a callback
+ * move the wheel up to the first tick with work (timers due or a cascade).  A timer a callback
  * starts for a tick in (now, @target] fires in this same call.  One started
  * at or before now fires in a later call, except that a call resuming after
  * a budget ran out fires the overdue timers right after the held-back ones,
  * those started by their callbacks included: a timer re-armed for "now"
  * fires at most twice per call, never endlessly.
+ *
+ *
+ * The budget also bounds the cascades of one call, separately: at most
+ * @budget timers are moved down a level, so a slot holding a million
+ * timers is spread over many calls as well.  A call whose cascade budget
+ * runs out stops at that tick with tw_has_due() true and finishes the
+ * cascade first thing next time.
  *
  * Return: the number of timers fired (saturated at UINT_MAX).
  */
@@ -520,12 +587,16 @@ unsigned int tw_advance(struct tw_wheel *wheel, u64 target,
 			unsigned int budget, tw_expire_fn fn, void *data)
 {
 	u64 fired = wheel->nr_fired;
-	unsigned int left = budget;
+	unsigned int left = budget, moves = budget;
 
 	if (target >= TW_MAX_TICK)
 		target = TW_MAX_TICK - 1;
 
 	if (!tw_run_expired(wheel, &left, fn, data))
+		goto out;
+	/* A collection a budget cut short is finished before anything else. */
+	if (wheel->collecting &&
+	    (!tw_collect(wheel, &moves) || !tw_run_expired(wheel, &left, fn, data)))
 		goto out;
 	/* Timers started since the last call, due by now, go first. */
 	hlist_move_list(&wheel->overdue, &wheel->expired);
@@ -538,7 +609,8 @@ unsigned int tw_advance(struct tw_wheel *wheel, u64 target,
 			break;
 		}
 		wheel->now = next;
-		tw_collect(wheel);
+		if (!tw_collect(wheel, &moves))
+			break;
 	}
 out:
 	fired = wheel->nr_fired - fired;

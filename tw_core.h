@@ -60,6 +60,8 @@ struct tw_timer {
  * @nr_pending:  timers started and neither fired nor stopped
  * @nr_fired:    timers handed to the expiry callback, ever
  * @nr_cascades: timers moved from a level to a lower one, ever
+ * @collecting:  a cascade budget ran out at @now: some current slot above
+ *               level 0 still holds timers, and the next advance finishes it
  * @nr_levels:   levels in use
  * @bits:        log2 of the number of slots of each level
  * @shift:       log2 of the ticks one slot of each level spans
@@ -75,6 +77,7 @@ struct tw_wheel {
 	u64			nr_pending;
 	u64			nr_fired;
 	u64			nr_cascades;
+	bool			collecting;
 	u8			nr_levels;
 	u8			bits[TW_MAX_LEVELS];
 	u8			shift[TW_MAX_LEVELS + 1];
@@ -95,7 +98,7 @@ bool tw_stop(struct tw_wheel *wheel, struct tw_timer *timer);
 unsigned int tw_advance(struct tw_wheel *wheel, u64 target,
 			unsigned int budget, tw_expire_fn fn, void *data);
 u64 tw_next_event(const struct tw_wheel *wheel, u64 limit);
-u64 tw_next_expiry(const struct tw_wheel *wheel);
+u64 tw_next_expiry_within(const struct tw_wheel *wheel, unsigned int max_scan);
 u64 tw_max_expiry(const struct tw_wheel *wheel);
 unsigned int tw_cascades_needed(const struct tw_wheel *wheel, u64 expires);
 
@@ -112,10 +115,20 @@ static inline bool tw_timer_pending(const struct tw_timer *timer)
 	return !hlist_unhashed(&timer->entry);
 }
 
-/* True if timers are due at the current tick and wait for tw_advance(). */
+/* The exact tick of the earliest pending timer: a scan without bound. */
+static inline u64 tw_next_expiry(const struct tw_wheel *wheel)
+{
+	return tw_next_expiry_within(wheel, UINT_MAX);
+}
+
+/*
+ * True if tw_advance() has work at the current tick: timers due and waiting,
+ * or a cascade a budget cut short.
+ */
 static inline bool tw_has_due(const struct tw_wheel *wheel)
 {
-	return !hlist_empty(&wheel->expired) || !hlist_empty(&wheel->overdue);
+	return !hlist_empty(&wheel->expired) || !hlist_empty(&wheel->overdue) ||
+	       wheel->collecting;
 }
 
 static inline u64 tw_now(const struct tw_wheel *wheel)

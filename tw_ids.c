@@ -20,10 +20,14 @@
  * of growing; there is no rehash of the table, ever, so an insert holds
  * the caller's lock for a walk of its own chain and of the one it splits.
  *
- * The index never allocates.  When a split needs a segment that is not
- * installed, the split waits and the load rises until the caller adds one
- * (tw_ids_want_seg() tells it when); the segment then brings the splits
- * that waited, at most one per bucket in it.  At TW_IDS_MAX_LOAD entries
+ * The index's core never allocates.  When a split needs a segment that is
+ * not installed, the split waits and the load rises until one is added
+ * (tw_ids_want_seg() tells when); the segment then brings the splits that
+ * waited, at most one per bucket in it.  The memory functions at the end of
+ * this file are the only ones that allocate: tw_ids_create() and
+ * tw_ids_destroy(), and tw_ids_prepare(), which a caller runs before taking
+ * its lock, then tw_ids_commit() under it, then tw_ids_unprepare(), the
+ * way radix_tree_preload() splits an insert.  At TW_IDS_MAX_LOAD entries
  * per bucket, tw_ids_overloaded() tells the caller to refuse inserts
  * rather than let the chains grow without bound.  The index never shrinks.
  *
@@ -38,6 +42,9 @@
  */
 
 #include <linux/bug.h>
+#include <linux/mm.h>
+#include <linux/random.h>
+#include <linux/slab.h>
 
 #include "tw_ids.h"
 
@@ -280,4 +287,103 @@ void tw_ids_drain(struct tw_ids *ids,
 		}
 	}
 	ids->nr = 0;
+}
+
+/* Memory: the only part of the index that allocates. */
+
+/* Directory slots of a new index: 2048 ids before it grows. */
+#define TW_IDS_DIR_MIN		4
+
+/**
+ * tw_ids_create - allocate an empty index with a random key
+ * @ids: the index
+ * @gfp: allocation flags
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int tw_ids_create(struct tw_ids *ids, gfp_t gfp)
+{
+	struct tw_id_seg **dir, *seg;
+	hsiphash_key_t key;
+
+	dir = kmalloc_array(TW_IDS_DIR_MIN, sizeof(*dir), gfp);
+	seg = kzalloc(sizeof(*seg), gfp);
+	if (!dir || !seg) {
+		kfree(dir);
+		kfree(seg);
+		return -ENOMEM;
+	}
+	get_random_bytes(&key, sizeof(key));
+	tw_ids_init(ids, dir, TW_IDS_DIR_MIN, seg, &key);
+	return 0;
+}
+
+/**
+ * tw_ids_destroy - free an index's memory
+ * @ids: the index, drained (tw_ids_drain()) or never filled
+ */
+void tw_ids_destroy(struct tw_ids *ids)
+{
+	unsigned int i;
+
+	WARN_ON_ONCE(ids->nr);
+	for (i = 0; i < ids->nr_segs; i++)
+		kfree(ids->dir[i]);
+	kvfree(ids->dir);
+	ids->dir = NULL;
+	ids->nr_segs = 0;
+}
+
+/**
+ * tw_ids_prepare - get the memory @more inserts may need, without a lock
+ * @ids:  the index; read without the caller's lock, as a hint only:
+ *        tw_ids_commit() checks again under it
+ * @more: inserts about to be made
+ * @prep: filled with a segment and a larger directory, or NULLs
+ * @gfp:  allocation flags
+ *
+ * If an allocation fails, nothing fails with it: the chains just get
+ * longer until a later call finds memory (tw_ids_overloaded() bounds them).
+ */
+void tw_ids_prepare(const struct tw_ids *ids, unsigned long more,
+		    struct tw_ids_prep *prep, gfp_t gfp)
+{
+	prep->seg = NULL;
+	prep->dir = NULL;
+	prep->dir_size = 0;
+	/* A hint: tw_ids_commit() asks again under the lock. */
+	if (!more || !data_race(tw_ids_want_seg(ids, more)))
+		return;
+	prep->seg = kzalloc(sizeof(*prep->seg), gfp);
+	/* A hint: tw_ids_swap_dir() refuses a directory that is not larger. */
+	if (data_race(tw_ids_want_dir(ids))) {
+		/* Stale is harmless, as above. */
+		prep->dir_size = 2 * data_race(ids->dir_size);
+		prep->dir = kvmalloc_array(prep->dir_size, sizeof(*prep->dir), gfp);
+	}
+}
+
+/**
+ * tw_ids_commit - install what tw_ids_prepare() got, if still wanted
+ * @ids:  the index, under the caller's lock
+ * @prep: what was prepared; what the index took is cleared from it
+ * @more: as given to tw_ids_prepare()
+ */
+void tw_ids_commit(struct tw_ids *ids, struct tw_ids_prep *prep,
+		   unsigned long more)
+{
+	if (prep->dir)
+		prep->dir = tw_ids_swap_dir(ids, prep->dir, prep->dir_size);
+	if (prep->seg && tw_ids_add_seg(ids, prep->seg, more))
+		prep->seg = NULL;
+}
+
+/**
+ * tw_ids_unprepare - free what tw_ids_commit() left, after the lock
+ * @prep: what was prepared
+ */
+void tw_ids_unprepare(struct tw_ids_prep *prep)
+{
+	kvfree(prep->dir);
+	kfree(prep->seg);
 }

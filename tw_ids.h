@@ -2,14 +2,16 @@
 /*
  * The id index of a timingwheel client: the interface.  See tw_ids.c.
  *
- * Like the wheel, the index owns no memory and takes no lock: the caller
- * embeds a struct tw_id_node in its object, serialises every call on one
- * index, and hands in the memory the index grows into.
+ * Like the wheel, the index takes no lock: the caller embeds a struct
+ * tw_id_node in its object and serialises every call on one index.  The
+ * index owns its memory, but allocates only in the calls made for that
+ * (create, prepare, destroy), which the caller makes outside its lock.
  */
 #ifndef _TW_IDS_H
 #define _TW_IDS_H
 
 #include <linux/bits.h>
+#include <linux/gfp.h>
 #include <linux/siphash.h>
 #include <linux/types.h>
 
@@ -33,6 +35,19 @@ struct tw_id_node {
  */
 struct tw_id_seg {
 	struct tw_id_node	*head[TW_IDS_SEG_SIZE];
+};
+
+/**
+ * struct tw_ids_prep - memory got for an index before its caller's lock
+ * @seg:      a zeroed segment, or NULL
+ * @dir:      a larger directory, or NULL; after tw_ids_commit(), the one
+ *            the index no longer uses
+ * @dir_size: the size of @dir
+ */
+struct tw_ids_prep {
+	struct tw_id_seg	*seg;
+	struct tw_id_seg	**dir;
+	unsigned int		dir_size;
 };
 
 /**
@@ -72,6 +87,14 @@ struct tw_id_seg **tw_ids_swap_dir(struct tw_ids *ids, struct tw_id_seg **dir,
 
 void tw_ids_drain(struct tw_ids *ids,
 		  void (*fn)(struct tw_id_node *node, void *data), void *data);
+
+int tw_ids_create(struct tw_ids *ids, gfp_t gfp);
+void tw_ids_destroy(struct tw_ids *ids);
+void tw_ids_prepare(const struct tw_ids *ids, unsigned long more,
+		    struct tw_ids_prep *prep, gfp_t gfp);
+void tw_ids_commit(struct tw_ids *ids, struct tw_ids_prep *prep,
+		   unsigned long more);
+void tw_ids_unprepare(struct tw_ids_prep *prep);
 
 /* The buckets in use. */
 static inline unsigned long tw_ids_buckets(const struct tw_ids *ids)

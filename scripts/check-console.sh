@@ -12,7 +12,7 @@ log=${1:?usage: check-console.sh LOG}
 pattern='BUG:|WARNING:|Oops|Call Trace|KASAN|UBSAN|kernel BUG|general protection|'
 pattern+='possible recursive locking|possible circular locking|inconsistent lock state|'
 pattern+='suspicious RCU usage|lockdep|ODEBUG:|list_add corruption|list_del corruption|'
-pattern+='hung_task|blocked for more than|Kernel panic|segfault at|kmemleak'
+pattern+='hung_task|blocked for more than|detected stall|Kernel panic|segfault at|kmemleak'
 
 if grep -nE "$pattern" "$log" >&2; then
 	echo "[tw] the kernel reported a problem in $log (lines above)" >&2

@@ -52,6 +52,24 @@ tw_kernel_source() {
 	echo "$tree"
 }
 
+# tw_patch_source TREE PATCH...: apply exactly these patches to an unpacked
+# tree, taking back a different set applied before.  What is applied is
+# kept in TREE/.tw-applied.patch.
+tw_patch_source() {
+	local tree=$1 applied
+	shift
+	applied=$tree/.tw-applied.patch
+	if [ -f "$applied" ] && cat "$@" | cmp -s - "$applied"; then
+		return 0
+	fi
+	if [ -f "$applied" ]; then
+		patch -s -R -p1 -d "$tree" <"$applied" || tw_die "cannot take back $applied"
+		rm -f "$applied"
+	fi
+	cat "$@" | patch -s -p1 -d "$tree" || tw_die "patches do not apply to $tree: $*"
+	cat "$@" >"$applied"
+}
+
 # tw_stage_module DIR: copy the module sources to DIR so that kbuild's objects
 # never land in the repository (6.12 has no MO=).  DIR starts empty: a copy
 # keeps the sources' times, so a file put back after a mutation can be older
@@ -83,4 +101,4 @@ tw_uml_boot() {
 		rootflags=/ ro init="$2" printk.time=0 panic=-1 </dev/null >"$3" 2>&1 || true
 }
 
-mkdir -p "$TW_CACHE"
+mkdir -p "$TW_CACHE/run"

@@ -26,6 +26,9 @@ core_mutations=(
 	"modify keeps a timer in a slot of another tick|tw_core.c|s/tw_slot_index(w, lvl, expires) == slot % TW_LEVEL_SLOTS;/true;/"
 	"modify ignores the window|tw_core.c|s/ahead < tw_level_slots(w, lvl) \&\&/(ahead | 1) \&\&/"
 	"pending count not kept on stop|tw_core.c|/^bool tw_stop/,/^}/{/wheel->nr_pending--;/d}"
+	"cascade ignores the budget|tw_core.c|/^static bool tw_cascade/,/^}/{/if (!tw_take(left))/d;/return false;/d}"
+	"an unfinished cascade is not resumed|tw_core.c|s/if (wheel->collecting \&\&/if (false \&\&/"
+	"bounded next-expiry scan ignores its bound|tw_core.c|/^static u64 tw_slot_min/,/^}/{/if (!max--)/d;/return floor;/d}"
 	"index split by the wrong hash bit|tw_ids.c|s/\& BIT(ids->level)) ? hi : lo;/\& BIT(ids->level - 1)) ? hi : lo;/"
 	"index bucket ignores the split pointer|tw_ids.c|s/return b < ids->split ? hash \& ((2UL << ids->level) - 1) : b;/return b;/"
 	"index hash ignores the id's top half|tw_ids.c|s/hsiphash_2u32(lower_32_bits(id), upper_32_bits(id),/hsiphash_2u32(lower_32_bits(id), 0,/"
@@ -42,6 +45,11 @@ device_mutations=(
 	"no follow-up callback after a burst|tw_chardev.c|s/\t\tnext = now + TW_BURST_GAP_NS;/\t\tnext = KTIME_MAX;/"
 	"batch ignores a fault writing the results|tw_chardev.c|s/^\t\tif (tw_put_results(uops + done, ops, n)) {$/\t\tif (tw_put_results(uops + done, ops, n) \&\& false) {/"
 	"events dropped when the copy to userspace fails|tw_chardev.c|/^static void tw_return_events/,/^}/s/^\t\tt->state = TW_QUEUED;$/\t\tlist_del(\&t->event);\n\t\ttw_forget(c, t);\n\t\tcontinue;/"
+	"read not bounded by the queue it found|tw_chardev.c|s/size_t left = min_t(u64, max, READ_ONCE(c->nr_queued)), done = 0;/size_t left = max, done = 0;/"
+	"memcg charge may invoke the OOM killer|tw_chardev.c|s/(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)/(GFP_KERNEL_ACCOUNT | __GFP_NOWARN)/"
+	"per-user timer limit ignored|tw_chardev.c|/^static unsigned int tw_user_charge/,/^}/s/if (cur >= max)/if (!max)/"
+	"non-blocking read sleeps on the read mutex|tw_chardev.c|s/if (!mutex_trylock(\&c->read_mutex))/if (mutex_lock_interruptible(\&c->read_mutex))/"
+	"a stopped timer's event requeued after a failed copy|tw_chardev.c|/^static void tw_return_events/,/^}/s/if (t->stopped) {/if (t->stopped \&\& t->interval) {/"
 )
 
 case ${1:-core} in

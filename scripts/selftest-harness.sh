@@ -110,17 +110,25 @@ guest 0 0 >"$tmp/g-zero.log"
 guest 24 24 | grep -v '^TW-RMMOD-OK' >"$tmp/g-normmod.log"
 guest 24 24 | sed '/^ok 24/d' >"$tmp/g-short.log"
 { guest 24 24; echo 'compat32: not ok 3 - case_c'; echo 'TW-COMPAT32 rc=1'; } >"$tmp/g-c32.log"
+guest 24 24 | sed 's/^ok 5 - case_5$/ok 5 - case_5 # SKIP no such feature/' >"$tmp/g-skip.log"
 expect_e2e pass "all 24 passed" "$tmp/g-ok.log"
+expect_e2e fail "a test skipped on a Debian kernel" "$tmp/g-skip.log"
+verdict pass "e2e a skip where allowed (UML)" env TW_E2E_SKIPS=allowed \
+	"$TW_ROOT/scripts/e2e-verdict.sh" "$tmp/g-skip.log" e2e "selftest skip"
 expect_e2e fail "the 32-bit run failed" "$tmp/g-c32.log"
 expect_e2e fail "one test failed" "$tmp/g-fail.log"
 expect_e2e fail "a plan of zero" "$tmp/g-zero.log"
 expect_e2e fail "KASAN report" "$tmp/g-kasan.log"
+{ guest 24 24; echo 'BUG: soft lockup - CPU#1 stuck for 48s! [tw_e2e:77]'; } >"$tmp/g-lockup.log"
+{ guest 24 24; echo 'rcu: INFO: rcu_preempt self-detected stall on CPU'; } >"$tmp/g-stall.log"
+expect_e2e fail "soft lockup report" "$tmp/g-lockup.log"
+expect_e2e fail "RCU stall report" "$tmp/g-stall.log"
 expect_e2e fail "unloaded while open" "$tmp/g-rmmod.log"
 expect_e2e fail "rmmod failed" "$tmp/g-normmod.log"
 expect_e2e fail "a test missing from the output" "$tmp/g-short.log"
 
 # Every expectation written below must have been checked.
-planned=$(grep -cE '^expect(_e2e)? (pass|fail) ' "$0")
+planned=$(grep -cE '^(expect(_e2e)?|verdict) (pass|fail) ' "$0")
 if [ "$checks" -ne "$planned" ]; then
 	tw_log "harness self-test: $checks of $planned verdicts were checked"
 	failures=$((failures + 1))

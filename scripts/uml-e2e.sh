@@ -40,4 +40,4 @@ chmod +x "$work/init.sh"
 
 tw_log "booting UML ($flavour) for the e2e suite"
 tw_uml_boot "$kdir" "$work/init.sh" "$work/console.log"
-exec "$TW_ROOT/scripts/e2e-verdict.sh" "$work/console.log" e2e "UML 6.12 $flavour"
+TW_E2E_SKIPS=allowed exec "$TW_ROOT/scripts/e2e-verdict.sh" "$work/console.log" e2e "UML 6.12 $flavour"

@@ -17,9 +17,14 @@ debug) frags+=("$TW_ROOT/scripts/configs/uml-debug.config") ;;
 *) tw_die "unknown UML flavour '$flavour'" ;;
 esac
 
+# Our fixes to the UML source, for the hosts it must run on.
+patches=("$TW_ROOT"/scripts/patches/uml-*.patch)
+
 tw_need_kbuild
+tw_need patch
 src=$(tw_kernel_source 6.12)
-key=$( (basename "$src"; cat "${frags[@]}") | sha256sum | cut -c1-16)
+tw_patch_source "$src" "${patches[@]}"
+key=$( (basename "$src"; cat "${frags[@]}" "${patches[@]}") | sha256sum | cut -c1-16)
 out=$TW_CACHE/uml-$flavour-$key
 
 if [ -f "$out/.tw-built" ]; then

@@ -119,12 +119,16 @@ static int cmd_start(struct twctl *tw)
 static int cmd_stop(struct twctl *tw)
 {
 	struct tw_stop stop = { 0 };
+	int result;
 
-	if (parse_u64(tw->argv[0], &stop.id) || ioctl(tw->fd, TW_IOC_STOP, &stop))
+	if (parse_u64(tw->argv[0], &stop.id))
+		return -1;
+	result = ioctl(tw->fd, TW_IOC_STOP, &stop);
+	if (result < 0)
 		return -1;
 	printf("stopped %llu: %s\n", stop.id,
-	       stop.result == TW_STOPPED_PENDING ? "pending" :
-	       stop.result == TW_STOPPED_EXPIRED ? "expired (event withdrawn)" : "unknown result");
+	       result == TW_STOPPED_PENDING ? "pending" :
+	       result == TW_STOPPED_EXPIRED ? "expired (event withdrawn)" : "unknown result");
 	return 0;
 }
 

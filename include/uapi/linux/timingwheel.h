@@ -37,10 +37,10 @@ struct tw_timer_spec {
 #define TW_TIMER_REPLACE	(1U << 1)	/* re-arm the id if it exists */
 #define TW_TIMER_FLAGS		(TW_TIMER_ABSTIME | TW_TIMER_REPLACE)
 
-/* struct tw_stop: one timer to stop (TW_IOC_STOP). */
+/* struct tw_stop: one timer to stop (TW_IOC_STOP returns TW_STOPPED_*). */
 struct tw_stop {
-	__u64	id;		/* in */
-	__u32	result;		/* out: TW_STOPPED_* */
+	__u64	id;
+	__u32	flags;		/* none defined: must be 0 */
 	__u32	__reserved;	/* must be 0 */
 };
 
@@ -78,13 +78,15 @@ struct tw_info {
 	__u64	resolution_ns;
 	__u64	range_ns;	/* the furthest ahead a timer can be started */
 	__u64	max_timers;	/* the limit on this file's timers */
+	__u64	user_timers;	/* timers held by this file's user, all files */
+	__u64	max_user_timers; /* the limit on those */
 	__u64	pending;	/* started and not yet fired */
 	__u64	queued;		/* fired, event not yet read */
 	__u64	fired;		/* expiries, ever */
 	__u64	cascades;	/* timers moved between wheel levels, ever */
-	__u64	next_expiry;	/* ns on the clock, or 0 if nothing is pending */
+	__u64	next_expiry;	/* no timer fires before; 0 if none is pending */
 	__u64	now;		/* ns on the clock when this was taken */
-	__u64	__reserved[4];
+	__u64	__reserved[2];
 };
 
 /* struct tw_query: one timer's state (TW_IOC_QUERY). */
@@ -116,7 +118,7 @@ struct tw_event {
 #define TW_IOC_SET_CONFIG	_IOW(TW_IOC_MAGIC, 0x00, struct tw_config)
 #define TW_IOC_GET_INFO		_IOR(TW_IOC_MAGIC, 0x01, struct tw_info)
 #define TW_IOC_START		_IOW(TW_IOC_MAGIC, 0x02, struct tw_timer_spec)
-#define TW_IOC_STOP		_IOWR(TW_IOC_MAGIC, 0x03, struct tw_stop)
+#define TW_IOC_STOP		_IOW(TW_IOC_MAGIC, 0x03, struct tw_stop)
 #define TW_IOC_BATCH		_IOW(TW_IOC_MAGIC, 0x04, struct tw_batch)
 #define TW_IOC_QUERY		_IOWR(TW_IOC_MAGIC, 0x05, struct tw_query)
 
