@@ -47,7 +47,7 @@ device_mutations=(
 	"events dropped when the copy to userspace fails|tw_chardev.c|/^static void tw_return_events/,/^}/s/^\t\tt->state = TW_QUEUED;$/\t\tlist_del(\&t->event);\n\t\ttw_forget(c, t);\n\t\tcontinue;/"
 	"read not bounded by the queue it found|tw_chardev.c|s/size_t left = min_t(u64, max, READ_ONCE(c->nr_queued)), done = 0;/size_t left = max, done = 0;/"
 	"memcg charge may invoke the OOM killer|tw_chardev.c|s/(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)/(GFP_KERNEL_ACCOUNT | __GFP_NOWARN)/"
-	"per-user timer limit ignored|tw_chardev.c|/^static unsigned int tw_user_charge/,/^}/s/if (cur >= max)/if (!max)/"
+	"per-user timer limit overshot by a chunk|tw_chardev.c|/^static unsigned int tw_user_charge/,/^}/{/n = min_t(unsigned long, n, max - cur);/d}"
 	"non-blocking read sleeps on the read mutex|tw_chardev.c|s/if (!mutex_trylock(\&c->read_mutex))/if (mutex_lock_interruptible(\&c->read_mutex))/"
 	"a stopped timer's event requeued after a failed copy|tw_chardev.c|/^static void tw_return_events/,/^}/s/if (t->stopped) {/if (t->stopped \&\& t->interval) {/"
 )
