@@ -42,6 +42,7 @@
  */
 
 #include <linux/bug.h>
+#include <linux/errno.h>
 #include <linux/mm.h>
 #include <linux/random.h>
 #include <linux/slab.h>

@@ -22,9 +22,18 @@ run "lint (checkpatch, W=1, sparse)" "$TW_ROOT/scripts/lint.sh"
 run "KUnit under UML" "$TW_ROOT/scripts/kunit-uml.sh" normal
 run "KUnit under UML debug (KASAN, lockdep)" "$TW_ROOT/scripts/kunit-uml.sh" debug
 run "KUnit catches planted bugs (mutations)" "$TW_ROOT/scripts/mutate.sh" core
-run "e2e under UML debug (KASAN, lockdep)" "$TW_ROOT/scripts/uml-e2e.sh" debug
-for k in 6.1 6.12 6.12-rt; do
-	run "e2e on Debian $k in QEMU" "$TW_ROOT/scripts/qemu-run.sh" "$k" e2e
+# The fuzzers run, bounded, where a bug shows best: under KASAN and lockdep,
+# and on PREEMPT_RT.  TW_FUZZ_SECONDS sets how long (make soak: an hour).
+fuzz=${TW_FUZZ_SECONDS:-20}
+run "e2e and fuzzers under UML debug (KASAN, lockdep)" \
+	env TW_FUZZ_SECONDS="$fuzz" "$TW_ROOT/scripts/uml-e2e.sh" debug
+for k in "${TW_KERNELS[@]}"; do
+	if [ "$k" = 6.12-rt ]; then
+		run "e2e and fuzzers on Debian $k in QEMU" \
+			env TW_FUZZ_SECONDS="$fuzz" "$TW_ROOT/scripts/qemu-run.sh" "$k" e2e
+	else
+		run "e2e on Debian $k in QEMU" "$TW_ROOT/scripts/qemu-run.sh" "$k" e2e
+	fi
 done
 run "e2e catches planted bugs (mutations)" "$TW_ROOT/scripts/mutate.sh" device
 

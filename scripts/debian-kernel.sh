@@ -4,18 +4,14 @@
 # and unpack its image (to boot in QEMU) into the cache; print
 #   VERSION KDIR VMLINUZ
 #
-#   scripts/debian-kernel.sh 6.1|6.12|6.12-rt
+#   scripts/debian-kernel.sh KERNEL   (one of TW_KERNELS in scripts/lib.sh)
 #
 # The newest version apt offers is used; nothing is pinned to a point release.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-case ${1:?usage: debian-kernel.sh 6.1|6.12|6.12-rt} in
-6.1) pattern='^linux-headers-6\.1\.0-[0-9]+-amd64$' ;;
-6.12) pattern='^linux-headers-6\.12\.[0-9]+\+deb12-amd64$' ;;
-6.12-rt) pattern='^linux-headers-6\.12\.[0-9]+\+deb12-rt-amd64$' ;;
-*) tw_die "unknown kernel '$1'" ;;
-esac
+pattern=${TW_KERNEL_HEADERS[${1:?usage: debian-kernel.sh ${TW_KERNELS[*]}}]:-}
+[ -n "$pattern" ] || tw_die "unknown kernel '$1' (known: ${TW_KERNELS[*]})"
 
 pkg=$(apt-cache pkgnames linux-headers- 2>/dev/null | grep -E "$pattern" | sort -V | tail -n 1)
 if [ -z "$pkg" ]; then

@@ -54,6 +54,21 @@ if [ "$mode" = e2e ]; then
 		fi
 	fi
 fi
+# The fuzzers, when the run was asked for them (TW_FUZZ_BITS="64 32"):
+# each must have run and found nothing; their counts go to the log.
+for bits in ${TW_FUZZ_BITS:-}; do
+	for f in ioctl model; do
+		line=$(grep -m1 "^fuzz$bits: TW-FUZZ $f " "$log" || true)
+		if grep -q "^TW-FUZZ-RC $bits $f rc=0$" "$log" &&
+			[[ $line == *" failures=0" ]]; then
+			tw_log "$label: ${bits}-bit ${line#*TW-FUZZ }"
+		else
+			tw_log "$label: ${bits}-bit fuzzer $f FAILED: ${line:-no result}"
+			grep -E "^fuzz$bits: (# FAIL|# tw_fuzz $f)" "$log" >&2 || true
+			status=1
+		fi
+	done
+done
 "$TW_ROOT/scripts/check-console.sh" "$log" || status=1
 [ $status -eq 0 ] || tw_log "console: $log"
 exit $status

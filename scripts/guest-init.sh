@@ -1,16 +1,31 @@
-#!/bin/busybox sh
+#!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# /init of the test guests' initramfs.  The kernel command line's tw.mode=
-# picks what runs: e2e (the tests), demo (twctl) or bench (bench_device).
+# /init of every test guest: the QEMU guests' busybox initramfs, and the
+# UML kernels, whose root is the host's own / (read-only, through hostfs).
+# The kernel command line says what to do:
+#
+#   tw.mode=e2e|demo|bench   what runs (e2e: tw_e2e, then tw_fuzz if asked)
+#   tw.dir=DIR               where timingwheel.ko and bin/ are (default /)
+#   tw.fuzz=SECONDS          e2e: run each fuzzer this long (default 0: not)
+#   tw.seed=N                the fuzzers' seed (default 0: they pick one)
+#
 # Markers (TW-...) on the console tell the host what happened.
-/bin/busybox --install -s /bin
+# A QEMU guest's /bin holds busybox and the sh link to it; UML has the host's.
+[ -e /bin/mount ] || /bin/busybox --install -s /bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
-mode=$(sed -n 's/.*tw\.mode=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
+mount -t devtmpfs dev /dev 2>/dev/null
+# Under UML /tmp is the host's, read-only; a tmpfs over it in here only.
+mount -t tmpfs tmpfs /tmp
+arg() { sed -n "s/.* tw\.$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
+mode=$(arg mode)
+dir=$(arg dir)
+dir=${dir:-/}
+fuzz=$(arg fuzz)
+seed=$(arg seed)
 echo "TW-GUEST $(uname -r) mode=$mode cpus=$(grep -c ^processor /proc/cpuinfo)"
 
-if insmod /timingwheel.ko; then
+if insmod "$dir/timingwheel.ko"; then
 	echo "TW-INSMOD-OK $(ls -l /dev/timingwheel)"
 else
 	echo "TW-INSMOD-FAILED"
@@ -20,28 +35,45 @@ fi
 # kernel messages cannot land inside the test output; reports still show.
 echo 5 >/proc/sys/kernel/printk
 
+# run_fuzz BITS SUFFIX: both fuzzers as a BITS-bit process.
+run_fuzz() {
+	for f in ioctl model; do
+		timeout $((fuzz * 3 + 120)) "$dir/bin/tw_fuzz$2" $f "${seed:-0}" "$fuzz" \
+			>/tmp/fuzz.log 2>&1
+		echo "TW-FUZZ-RC $1 $f rc=$?"
+		sed "s/^/fuzz$1: /" /tmp/fuzz.log
+	done
+}
+
 case $mode in
 e2e)
-	timeout 600 /bin/tw_e2e >/tmp/e2e.log 2>&1
+	timeout 600 "$dir/bin/tw_e2e" >/tmp/e2e.log 2>&1
 	rc=$?
 	cat /tmp/e2e.log
 	echo "TW-RESULT rc=$rc"
-	# The same suite from a 32-bit process, through compat_ioctl.
-	timeout 600 /bin/tw_e2e32 >/tmp/compat32.log 2>&1
-	rc=$?
-	sed 's/^/compat32: /' /tmp/compat32.log
-	echo "TW-COMPAT32 rc=$rc"
+	# The same suite from a 32-bit process, through compat_ioctl, where
+	# the kernel runs 32-bit programs (UML does not).
+	if [ -x "$dir/bin/tw_e2e32" ]; then
+		timeout 600 "$dir/bin/tw_e2e32" >/tmp/compat32.log 2>&1
+		rc=$?
+		sed 's/^/compat32: /' /tmp/compat32.log
+		echo "TW-COMPAT32 rc=$rc"
+	fi
+	if [ "${fuzz:-0}" -gt 0 ]; then
+		run_fuzz 64 ""
+		[ -x "$dir/bin/tw_fuzz32" ] && run_fuzz 32 32
+	fi
 	# The module must stay while a file is open, and go once it is closed.
 	exec 3</dev/timingwheel
 	rmmod timingwheel 2>/dev/null && echo "TW-RMMOD-WHILE-OPEN-SUCCEEDED"
 	exec 3<&-
 	;;
 demo)
-	sh /demo.sh
+	PATH=$dir/bin:$PATH sh "$dir/demo.sh"
 	echo "TW-RESULT rc=$?"
 	;;
 bench)
-	/bin/bench_device
+	"$dir/bin/bench_device"
 	echo "TW-RESULT rc=$?"
 	;;
 esac

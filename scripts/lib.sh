@@ -94,11 +94,23 @@ tw_build_module() {
 	fi
 }
 
-# tw_uml_boot KDIR INIT LOG: boot a UML kernel on a read-only hostfs root
-# (the host's own /) with the script INIT as init; the console goes to LOG.
+# tw_uml_boot KDIR INIT LOG [ARG...]: boot a UML kernel on a read-only
+# hostfs root (the host's own /) with the script INIT as init and ARGs on
+# its command line; the console goes to LOG.
 tw_uml_boot() {
-	timeout "${TW_UML_TIMEOUT:-900}" "$1/linux" mem=2G rootfstype=hostfs \
-		rootflags=/ ro init="$2" printk.time=0 panic=-1 </dev/null >"$3" 2>&1 || true
+	local kdir=$1 init=$2 log=$3
+	shift 3
+	timeout "${TW_UML_TIMEOUT:-900}" "$kdir/linux" mem=2G rootfstype=hostfs \
+		rootflags=/ ro init="$init" printk.time=0 panic=-1 "$@" </dev/null >"$log" 2>&1 || true
 }
+
+# The Debian kernels the module is built for and tested on, and the
+# headers package of each (scripts/debian-kernel.sh).
+TW_KERNELS=(6.1 6.12 6.12-rt)
+declare -A TW_KERNEL_HEADERS=(
+	[6.1]='^linux-headers-6\.1\.0-[0-9]+-amd64$'
+	[6.12]='^linux-headers-6\.12\.[0-9]+\+deb12-amd64$'
+	[6.12-rt]='^linux-headers-6\.12\.[0-9]+\+deb12-rt-amd64$'
+)
 
 mkdir -p "$TW_CACHE/run"

@@ -51,7 +51,7 @@ lint_build() {
 }
 
 lint_build uml-6.12 "$("$TW_ROOT/scripts/uml-kernel.sh" normal)" ARCH=um || status=1
-for k in 6.1 6.12 6.12-rt; do
+for k in "${TW_KERNELS[@]}"; do
 	read -r ver kdir _ < <("$TW_ROOT/scripts/debian-kernel.sh" "$k")
 	lint_build "$ver" "$kdir" || status=1
 done

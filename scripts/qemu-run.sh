@@ -6,6 +6,9 @@
 #
 #   scripts/qemu-run.sh 6.1|6.12|6.12-rt e2e|demo|bench
 #
+# With TW_FUZZ_SECONDS, the e2e mode also runs the fuzzers that long, as a
+# 64- and a 32-bit process (TW_FUZZ_SEED replays a seed).
+#
 # Fails if the module does not build cleanly (W=1) or load, if the mode's
 # program fails, if the module cannot be unloaded afterwards, or if the
 # console shows BUG, WARNING, Oops, Call Trace or a lockdep report.
@@ -26,10 +29,11 @@ make -s -C "$TW_ROOT/tools/timingwheel" device-progs >&2
 root=$work/initramfs
 mkdir -p "$root"/{bin,dev,proc,sys,tmp}
 cp /bin/busybox "$root/bin/busybox"
+ln -s busybox "$root/bin/sh"
 cp "$TW_ROOT/scripts/guest-init.sh" "$root/init"
 cp "$TW_ROOT/scripts/guest-demo.sh" "$root/demo.sh"
 cp "$work/module/timingwheel.ko" "$root/"
-cp "$TW_ROOT"/tools/timingwheel/build/{twctl,tw_e2e,tw_e2e32,bench_device} "$root/bin/"
+cp "$TW_ROOT"/tools/timingwheel/build/{twctl,tw_e2e,tw_e2e32,tw_fuzz,tw_fuzz32,bench_device} "$root/bin/"
 chmod +x "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initramfs.gz"
 
@@ -42,7 +46,7 @@ for attempt in 1 2 3; do
 	timeout "${TW_QEMU_TIMEOUT:-900}" qemu-system-x86_64 -nographic -no-reboot \
 		-accel tcg -cpu max -smp 2 -m "${TW_QEMU_MEM:-2048}" \
 		-kernel "$vmlinuz" -initrd "$work/initramfs.gz" \
-		-append "console=ttyS0 panic=-1 rdinit=/init tw.mode=$mode" \
+		-append "console=ttyS0 panic=-1 rdinit=/init tw.mode=$mode tw.fuzz=${TW_FUZZ_SECONDS:-0} tw.seed=${TW_FUZZ_SEED:-0}" \
 		</dev/null >"$work/console.log" 2>&1 || true
 	grep -q '^TW-GUEST' "$work/console.log" && break
 	cp "$work/console.log" "$work/console-failed-boot-$attempt.log"
@@ -54,4 +58,5 @@ if [ "$mode" != e2e ]; then
 	tr -d '\r' <"$work/console.log" | sed -n '/^TW-GUEST/,/^TW-DONE/p' | grep -vE '^\[ *[0-9]+\.[0-9]+\] '
 fi
 
-exec "$TW_ROOT/scripts/e2e-verdict.sh" "$work/console.log" "$mode" "$ver"
+TW_FUZZ_BITS=${TW_FUZZ_SECONDS:+64 32} \
+	exec "$TW_ROOT/scripts/e2e-verdict.sh" "$work/console.log" "$mode" "$ver"

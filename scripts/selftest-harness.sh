@@ -121,6 +121,23 @@ expect_e2e fail "a plan of zero" "$tmp/g-zero.log"
 expect_e2e fail "KASAN report" "$tmp/g-kasan.log"
 { guest 24 24; echo 'BUG: soft lockup - CPU#1 stuck for 48s! [tw_e2e:77]'; } >"$tmp/g-lockup.log"
 { guest 24 24; echo 'rcu: INFO: rcu_preempt self-detected stall on CPU'; } >"$tmp/g-stall.log"
+fuzzed() {
+	local f
+	guest 24 24
+	for f in ioctl model; do
+		echo "TW-FUZZ-RC 64 $f rc=$2"
+		echo "fuzz64: TW-FUZZ $f seed=7 steps=1000 failures=$1"
+	done
+}
+fuzzed 0 0 >"$tmp/g-fuzz.log"
+fuzzed 3 1 >"$tmp/g-fuzzfail.log"
+fuzzed 0 0 | grep -v 'TW-FUZZ model' >"$tmp/g-fuzzmissing.log"
+verdict pass "e2e fuzzers clean" env TW_FUZZ_BITS=64 \
+	"$TW_ROOT/scripts/e2e-verdict.sh" "$tmp/g-fuzz.log" e2e "selftest fuzz"
+verdict fail "e2e fuzzer failures" env TW_FUZZ_BITS=64 \
+	"$TW_ROOT/scripts/e2e-verdict.sh" "$tmp/g-fuzzfail.log" e2e "selftest fuzz"
+verdict fail "e2e fuzzer that did not report" env TW_FUZZ_BITS=64 \
+	"$TW_ROOT/scripts/e2e-verdict.sh" "$tmp/g-fuzzmissing.log" e2e "selftest fuzz"
 expect_e2e fail "soft lockup report" "$tmp/g-lockup.log"
 expect_e2e fail "RCU stall report" "$tmp/g-stall.log"
 expect_e2e fail "unloaded while open" "$tmp/g-rmmod.log"

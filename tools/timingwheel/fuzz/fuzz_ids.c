@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: tw_ids.c against a plain array of entries.  The input
+ * drives inserts (of ids from a narrow space, so that they collide, or a
+ * wide one), removes, finds, and when the index's memory arrives: through
+ * tw_ids_prepare()/tw_ids_commit() as the device does, late, or never.
+ * Any disagreement with the array aborts: a lost or phantom entry, a taken
+ * id accepted, a wrong count, an index that lets its chains grow past the
+ * overload bound, or a drain that misses an entry.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "tw_ids.h"
+
+#define N	1024
+#define CHECK(c)	do { if (!(c)) abort(); } while (0)
+
+static struct tw_id_node node[N];
+static bool in[N];
+static unsigned long nr_in, drained;
+
+struct input {
+	const uint8_t	*p;
+	size_t		left;
+};
+
+static uint64_t take(struct input *in_, unsigned int bytes)
+{
+	uint64_t v = 0;
+	unsigned int i;
+
+	for (i = 0; i < bytes && in_->left; i++, in_->left--)
+		v |= (uint64_t)*in_->p++ << (8 * i);
+	return v;
+}
+
+/* The entry holding @id in the model, or NULL. */
+static struct tw_id_node *model_find(uint64_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < N; i++)
+		if (in[i] && node[i].id == id)
+			return &node[i];
+	return NULL;
+}
+
+static void count(struct tw_id_node *n, void *data)
+{
+	unsigned int i = n - node;
+
+	(void)data;
+	CHECK(i < N && in[i]);
+	in[i] = false;
+	drained++;
+}
+
+static void grow(struct tw_ids *ids, unsigned long more)
+{
+	struct tw_ids_prep prep;
+
+	tw_ids_prepare(ids, more, &prep, GFP_KERNEL);
+	tw_ids_commit(ids, &prep, more);
+	tw_ids_unprepare(&prep);
+}
+
+static void step(struct tw_ids *ids, struct input *inp, bool *withhold)
+{
+	unsigned int op = take(inp, 1), i = take(inp, 2) % N;
+	uint64_t id = op & 0x80 ? take(inp, 8) : take(inp, 1);
+
+	switch (op % 8) {
+	case 0 ... 3:
+		if (in[i] || tw_ids_overloaded(ids))
+			break;
+		if (!*withhold)
+			grow(ids, 1 + op / 8 % 4);
+		node[i].id = id;
+		if (model_find(id)) {
+			CHECK(tw_ids_insert(ids, &node[i]) == model_find(id));
+		} else {
+			CHECK(!tw_ids_insert(ids, &node[i]));
+			in[i] = true;
+			nr_in++;
+		}
+		break;
+	case 4 ... 5:
+		if (!in[i])
+			break;
+		tw_ids_remove(ids, &node[i]);
+		in[i] = false;
+		nr_in--;
+		break;
+	case 6:
+		CHECK(tw_ids_find(ids, id) == model_find(id));
+		if (in[i])
+			CHECK(tw_ids_find(ids, node[i].id) == &node[i]);
+		break;
+	default:
+		/* Memory stops coming, or comes back with what waited. */
+		*withhold = !*withhold;
+		if (!*withhold)
+			grow(ids, 1);
+	}
+	CHECK(ids->nr == nr_in);
+	/* The index refuses before chains pass its bound; the model obeys. */
+	CHECK(ids->nr <= 4 * tw_ids_buckets(ids));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct input inp = { data, size };
+	struct tw_ids ids;
+	bool withhold = false;
+	unsigned int i;
+
+	CHECK(!tw_ids_create(&ids, GFP_KERNEL));
+	for (i = 0; i < N; i++)
+		in[i] = false;
+	nr_in = 0;
+	while (inp.left)
+		step(&ids, &inp, &withhold);
+	for (i = 0; i < N; i++)
+		if (in[i])
+			CHECK(tw_ids_find(&ids, node[i].id) == &node[i]);
+	drained = 0;
+	tw_ids_drain(&ids, count, NULL);
+	CHECK(drained == nr_in && ids.nr == 0);
+	tw_ids_destroy(&ids);
+	return 0;
+}

@@ -1,0 +1,896 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tw_fuzz: randomized attacks on /dev/timingwheel, each judged by an oracle.
+ *
+ *   tw_fuzz ioctl SEED SECONDS   random commands, sizes, pointers (NULL,
+ *                                unmapped, read-only, straddling a page
+ *                                boundary), flags, reserved fields, huge
+ *                                counts and times; every return value is
+ *                                checked against the errno the ABI document
+ *                                promises, from a model of the file's ids
+ *   tw_fuzz model SEED SECONDS   a random client (starts, stops, replace,
+ *                                batches, periodic timers, reads of odd
+ *                                sizes) whose every event is checked against
+ *                                a model: never early, never lost, never
+ *                                duplicated, the counters exact
+ *
+ * SEED 0 picks one; the seed is always printed, and the same seed replays
+ * the same sequence of calls (what the kernel answers may still differ
+ * where timing decides, which the oracles allow for).  The run stops after
+ * SECONDS and prints one line, "TW-FUZZ <mode> seed=... <counts>
+ * failures=N", which the harness judges; failures also print the step.
+ * Nothing here is timed: a slow guest does fewer steps, never fails.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/timingwheel.h>
+
+#define DEV		"/dev/timingwheel"
+#define MS		1000000ULL
+#define SEC		1000000000ULL
+#define KTIME_MAX	((uint64_t)INT64_MAX)
+#define NIDS		256		/* the fuzzed id space: collisions wanted */
+#define PAGE		4096
+
+static uint64_t rng, seed, step, failures;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 0x2545F4914F6CDD1DULL;
+}
+
+static uint64_t below(uint64_t n)
+{
+	return n ? rnd() % n : 0;
+}
+
+static uint64_t clock_now(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return ts.tv_sec * SEC + ts.tv_nsec;
+}
+
+#define FAIL(fmt, ...) do {						\
+	failures++;							\
+	if (failures <= 20)						\
+		printf("# FAIL seed=%" PRIu64 " step=%" PRIu64 ": " fmt "\n", \
+		       seed, step, ##__VA_ARGS__);			\
+} while (0)
+
+static int xioctl(int fd, unsigned long cmd, void *arg)
+{
+	int ret = ioctl(fd, cmd, arg);
+
+	return ret < 0 ? -errno : ret;
+}
+
+static int dev_open(void)
+{
+	int fd = open(DEV, O_RDWR | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0) {
+		perror(DEV);
+		exit(2);
+	}
+	return fd;
+}
+
+/* What the fuzzer knows of its file. */
+struct timer_model {
+	bool		live;
+	bool		periodic;
+	uint64_t	due;	/* model only: the (next) due time */
+	uint64_t	interval;
+};
+
+struct file_model {
+	int		fd;
+	clockid_t	clock;
+	uint64_t	res;
+	uint64_t	range;
+	bool		started;
+	unsigned int	live;
+	struct timer_model t[NIDS];
+};
+
+static void model_reset(struct file_model *m)
+{
+	if (m->fd > 0)
+		close(m->fd);
+	memset(m, 0, sizeof(*m));
+	m->fd = dev_open();
+	m->clock = CLOCK_MONOTONIC;
+}
+
+static void model_set(struct file_model *m, unsigned int id, bool live)
+{
+	if (m->t[id].live != live)
+		m->live += live ? 1 : -1;
+	m->t[id].live = live;
+}
+
+/* GET_INFO into a good buffer: its counters must match the model. */
+static void check_info(struct file_model *m)
+{
+	struct tw_info i;
+
+	memset(&i, 0xa5, sizeof(i));
+	if (xioctl(m->fd, TW_IOC_GET_INFO, &i)) {
+		FAIL("GET_INFO failed");
+		return;
+	}
+	if (i.pending + i.queued != m->live)
+		FAIL("pending %llu + queued %llu != %u live", (unsigned long long)i.pending,
+		     (unsigned long long)i.queued, m->live);
+	if (i.__pad || i.__reserved[0] || i.__reserved[1])
+		FAIL("GET_INFO reserved output not zeroed");
+	if (i.clockid != (uint32_t)m->clock)
+		FAIL("clockid %u", i.clockid);
+	m->res = i.resolution_ns;
+	m->range = i.range_ns;
+}
+
+/*
+ * The ioctl fuzzer's memory: page 0 read-write, page 1 read-only, page 2
+ * inaccessible.  A struct is placed in one of five ways.
+ */
+enum where { GOOD, RDONLY, STRADDLE, NUL, WILD, NR_WHERE };
+static char *arena;
+
+static void *place(enum where w, const void *src, size_t size)
+{
+	char *p;
+
+	switch (w) {
+	case GOOD:
+		p = arena + below(PAGE - size + 1) / 8 * 8;
+		memcpy(p, src, size);
+		return p;
+	case RDONLY:
+	case STRADDLE:
+		mprotect(arena + PAGE, PAGE, PROT_READ | PROT_WRITE);
+		p = w == RDONLY ? arena + PAGE : arena + 2 * PAGE - size / 2;
+		memcpy(p, src, w == RDONLY ? size : size / 2);
+		mprotect(arena + PAGE, PAGE, PROT_READ);
+		return p;
+	case NUL:
+		return NULL;
+	default:
+		return (void *)(uintptr_t)(below(2) ? 16 : ~0xfffULL);
+	}
+}
+
+static enum where pick_where(void)
+{
+	return below(4) ? GOOD : (enum where)below(NR_WHERE);
+}
+
+/* A value in ns: mostly near, sometimes at the edges of every range. */
+static uint64_t pick_value(void)
+{
+	switch (below(10)) {
+	case 0:
+		return rnd();
+	case 1:
+		return UINT64_MAX - below(4);
+	case 2:
+		return KTIME_MAX - below(2 * SEC);
+	case 3:
+		return (1ULL << (40 + below(24))) + below(1000);
+	case 4:
+		return below(2) ? 0 : 1;
+	default:
+		return below(3 * SEC);
+	}
+}
+
+static unsigned int pick_id(void)
+{
+	return below(NIDS);
+}
+
+enum verdict { ANY_STOP = 1000, ANY_RANGE = 1001 };
+
+/*
+ * The documented outcome of one start on the model, applied to it.  ERANGE
+ * has a boundary that moves with the clock, so near it either is accepted.
+ */
+static int start_oracle(struct file_model *m, unsigned int id, uint64_t value,
+			uint64_t interval, uint32_t flags, uint32_t rsv,
+			uint64_t now, bool *fuzzy)
+{
+	uint64_t due;
+	struct timer_model *t = &m->t[id];
+
+	*fuzzy = false;
+	if ((flags & ~TW_TIMER_FLAGS) || rsv)
+		return -EINVAL;
+	if (interval && interval < m->res)
+		return -EINVAL;
+	if (flags & TW_TIMER_ABSTIME) {
+		due = value;
+	} else {
+		if (value > UINT64_MAX - now - 10 * SEC)
+			*fuzzy = value <= UINT64_MAX - now;
+		if (value > UINT64_MAX - now)
+			return -ERANGE;
+		due = now + value;
+	}
+	if (due > KTIME_MAX)
+		return -ERANGE;
+	if (due + 10 * SEC > KTIME_MAX)
+		*fuzzy = true;
+	/* The wheel's reach moves with the clock: near it, either answer. */
+	if (due > now && due - now + 10 * SEC >= m->range)
+		return ANY_RANGE;
+	if (t->live && !(flags & TW_TIMER_REPLACE))
+		return -EEXIST;
+	return 0;
+}
+
+static void start_apply(struct file_model *m, unsigned int id, uint64_t interval,
+			uint64_t due)
+{
+	model_set(m, id, true);
+	m->t[id].periodic = interval != 0;
+	m->t[id].interval = interval;
+	m->t[id].due = due;
+	m->started = true;
+}
+
+/* Judge a start's result; apply it to the model if it started. */
+static void start_judge(struct file_model *m, const char *what, unsigned int id,
+			int want, bool fuzzy, int got, uint64_t interval)
+{
+	bool ok = got == want || (want == ANY_RANGE && (got == -ERANGE || got == 0)) ||
+		  (fuzzy && (got == -ERANGE || got == 0 || got == -EEXIST));
+
+	if (!ok)
+		FAIL("%s id %u: got %d, want %d", what, id, got, want);
+	if (got == 0)
+		start_apply(m, id, interval, 0);
+}
+
+static void fuzz_start(struct file_model *m)
+{
+	struct tw_timer_spec s = {
+		.id = pick_id(), .value = pick_value(),
+		.interval = below(3) ? 0 : (below(4) ? below(2 * m->res) : pick_value()),
+		.flags = below(8) ? (uint32_t)below(4) : (uint32_t)rnd(),
+		.__reserved = below(16) ? 0 : (uint32_t)rnd() | 1,
+	};
+	enum where w = pick_where();
+	bool fuzzy;
+	int want, got;
+	void *p;
+
+	want = start_oracle(m, s.id, s.value, s.interval, s.flags, s.__reserved,
+			    clock_now(m->clock), &fuzzy);
+	p = place(w, &s, sizeof(s));
+	got = xioctl(m->fd, TW_IOC_START, p);
+	if (w >= STRADDLE) {
+		if (got != -EFAULT)
+			FAIL("START from a bad pointer (%d): %d", w, got);
+		return;
+	}
+	start_judge(m, "START", s.id, want, fuzzy, got, s.interval);
+}
+
+static void fuzz_stop(struct file_model *m)
+{
+	struct tw_stop s = {
+		.id = pick_id(),
+		.flags = below(16) ? 0 : (uint32_t)rnd() | 1,
+		.__reserved = below(16) ? 0 : (uint32_t)rnd() | 1,
+	};
+	enum where w = pick_where();
+	int got = xioctl(m->fd, TW_IOC_STOP, place(w, &s, sizeof(s)));
+
+	if (w >= STRADDLE) {
+		if (got != -EFAULT)
+			FAIL("STOP from a bad pointer (%d): %d", w, got);
+	} else if (s.flags || s.__reserved) {
+		if (got != -EINVAL)
+			FAIL("STOP with flags or reserved: %d", got);
+	} else if (!m->t[s.id].live) {
+		if (got != -ENOENT)
+			FAIL("STOP of unknown id %u: %d", (unsigned int)s.id, got);
+	} else if (got != TW_STOPPED_PENDING && got != TW_STOPPED_EXPIRED) {
+		FAIL("STOP of live id %u: %d", (unsigned int)s.id, got);
+	} else {
+		model_set(m, s.id, false);
+	}
+}
+
+static void fuzz_query(struct file_model *m)
+{
+	struct tw_query q = { .id = pick_id(), .__reserved = below(16) ? 0 : 1 };
+	enum where w = pick_where();
+	struct tw_query *p = place(w, &q, sizeof(q));
+	int got = xioctl(m->fd, TW_IOC_QUERY, p);
+	int want = q.__reserved ? -EINVAL : m->t[q.id].live ? 0 : -ENOENT;
+
+	if (w == RDONLY && want == 0)
+		want = -EFAULT;
+	if (w >= STRADDLE)
+		want = -EFAULT;
+	if (got != want)
+		FAIL("QUERY id %u where %d: got %d want %d", (unsigned int)q.id, w, got, want);
+	if (!got && ((p->state != TW_STATE_PENDING && p->state != TW_STATE_EXPIRED) ||
+		     p->__reserved || p->interval != m->t[q.id].interval))
+		FAIL("QUERY id %u: state %u interval %llu", (unsigned int)q.id, p->state,
+		     (unsigned long long)p->interval);
+}
+
+static void fuzz_config(struct file_model *m)
+{
+	uint32_t clocks[] = { CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME, 99 };
+	uint64_t res[] = { 0, 1000, 999, 1000000, 1000000000, 1000000001, 100000 };
+	struct tw_config c = {
+		.clockid = clocks[below(4)], .resolution_ns = res[below(7)],
+		.flags = below(16) ? 0 : 1,
+	};
+	enum where w = pick_where();
+	int got, want;
+
+	c.__reserved[1] = below(16) ? 0 : 1;
+	want = c.flags || c.__reserved[1] ? -EINVAL :
+	       c.clockid != CLOCK_MONOTONIC && c.clockid != CLOCK_BOOTTIME ? -EINVAL :
+	       c.resolution_ns && (c.resolution_ns < 1000 || c.resolution_ns > SEC) ? -EINVAL :
+	       m->started ? -EBUSY : 0;
+	if (w >= STRADDLE)
+		want = -EFAULT;
+	got = xioctl(m->fd, TW_IOC_SET_CONFIG, place(w, &c, sizeof(c)));
+	if (got != want)
+		FAIL("SET_CONFIG clock %u res %llu where %d: got %d want %d", c.clockid,
+		     (unsigned long long)c.resolution_ns, w, got, want);
+	if (!got) {
+		m->clock = c.clockid;
+		check_info(m);
+	}
+}
+
+static void fuzz_info(struct file_model *m)
+{
+	enum where w = pick_where();
+	struct tw_info i = { 0 };
+	int got;
+
+	if (w == GOOD) {
+		check_info(m);
+		return;
+	}
+	got = xioctl(m->fd, TW_IOC_GET_INFO, place(w, &i, sizeof(i)));
+	if (got != -EFAULT)
+		FAIL("GET_INFO into a bad pointer (%d): %d", w, got);
+}
+
+/* After a batch whose results were lost: learn the ids' state again. */
+static void resync(struct file_model *m)
+{
+	unsigned int id;
+
+	for (id = 0; id < NIDS; id++) {
+		struct tw_query q = { .id = id };
+		int got = xioctl(m->fd, TW_IOC_QUERY, &q);
+
+		if (got && got != -ENOENT)
+			FAIL("QUERY %u: %d", id, got);
+		if (!got)
+			start_apply(m, id, q.interval, 0);
+		else if (m->t[id].live)
+			model_set(m, id, false);
+	}
+}
+
+static void fill_op(struct file_model *m, struct tw_op *op)
+{
+	memset(op, 0, sizeof(*op));
+	op->op = below(16) ? 1 + below(2) : (uint32_t)rnd();
+	op->id = pick_id();
+	if (op->op == TW_OP_START) {
+		op->value = pick_value();
+		op->interval = below(3) ? 0 : pick_value() % (2 * SEC);
+		op->flags = below(8) ? (uint32_t)below(4) : (uint32_t)rnd();
+	} else if (!below(16)) {
+		op->value = 1;
+	}
+	op->__reserved = below(32) ? 0 : 1;
+	op->result = INT32_MIN;
+	(void)m;
+}
+
+static int op_oracle(struct file_model *m, const struct tw_op *op, bool *fuzzy)
+{
+	*fuzzy = false;
+	if (op->op == TW_OP_START)
+		return start_oracle(m, op->id, op->value, op->interval, op->flags,
+				    op->__reserved, clock_now(m->clock), fuzzy);
+	if (op->op != TW_OP_STOP || op->flags || op->value || op->interval ||
+	    op->__reserved)
+		return -EINVAL;
+	return m->t[op->id].live ? ANY_STOP : -ENOENT;
+}
+
+static void judge_op(struct file_model *m, const struct tw_op *op, int want, bool fuzzy)
+{
+	if (want == ANY_STOP) {
+		if (op->result != TW_STOPPED_PENDING && op->result != TW_STOPPED_EXPIRED)
+			FAIL("batch STOP id %u: %d", (unsigned int)op->id, op->result);
+		else
+			model_set(m, op->id, false);
+	} else if (op->op == TW_OP_START) {
+		start_judge(m, "batch START", op->id, want, fuzzy, op->result, op->interval);
+	} else if (op->result != want) {
+		FAIL("batch op %u id %u: got %d want %d", op->op, (unsigned int)op->id,
+		     op->result, want);
+	}
+}
+
+static void fuzz_batch(struct file_model *m)
+{
+	static struct tw_op ops[100];
+	struct tw_batch b = { .count = below(100), .flags = below(32) ? 0 : 1 };
+	enum where wb = pick_where(), wo = below(3) ? GOOD : (enum where)below(NR_WHERE);
+
+	if (wo == STRADDLE)
+		wo = RDONLY;
+	unsigned int i;
+	int got;
+	void *p;
+
+	if (!below(32))
+		b.count = TW_BATCH_MAX + 1 + below(4);
+	for (i = 0; i < b.count && i < 100; i++)
+		fill_op(m, &ops[i]);
+	b.ops = (uintptr_t)ops;
+	if (wo == RDONLY && b.count <= 100)
+		b.ops = (uintptr_t)place(RDONLY, ops, b.count * sizeof(ops[0]));
+	if (wo == WILD)
+		b.ops = 16;
+	if (wo == NUL)
+		b.ops = 0;
+	p = place(wb, &b, sizeof(b));
+	if (wb >= STRADDLE) {
+		got = xioctl(m->fd, TW_IOC_BATCH, p);
+		if (got != -EFAULT)
+			FAIL("BATCH header at a bad pointer (%d): %d", wb, got);
+		return;
+	}
+	if (b.flags || b.count > TW_BATCH_MAX) {
+		got = xioctl(m->fd, TW_IOC_BATCH, p);
+		if (got != -EINVAL)
+			FAIL("BATCH flags %u count %u: %d", b.flags, b.count, got);
+		return;
+	}
+	if (wo != GOOD && wo != RDONLY) {
+		got = xioctl(m->fd, TW_IOC_BATCH, p);
+		if (got != (b.count ? -EFAULT : 0))
+			FAIL("BATCH of %u ops at a bad pointer: %d", b.count, got);
+		return;
+	}
+	if (wo != GOOD) {
+		/* Read-only ops: whatever page 1 holds is applied, no result lands. */
+		got = xioctl(m->fd, TW_IOC_BATCH, p);
+		if (got != (b.count ? -EFAULT : 0))
+			FAIL("BATCH of %u read-only ops: %d", b.count, got);
+		resync(m);
+		return;
+	}
+	got = xioctl(m->fd, TW_IOC_BATCH, p);
+	if (got)
+		FAIL("BATCH of %u good ops: %d", b.count, got);
+	/* In order: each entry sees the model as the ones before left it. */
+	for (i = 0; i < b.count; i++) {
+		bool fuzzy;
+		int want = op_oracle(m, &ops[i], &fuzzy);
+
+		judge_op(m, &ops[i], want, fuzzy);
+	}
+}
+
+/* A read with an odd size into one of the arenas; events update the model. */
+static void fuzz_read(struct file_model *m)
+{
+	static struct tw_event ev[64];
+	size_t sizes[] = { 0, 1, sizeof(ev[0]) - 1, sizeof(ev[0]), sizeof(ev[0]) + 7,
+			   3 * sizeof(ev[0]) + 1, sizeof(ev) };
+	size_t size = sizes[below(7)];
+	enum where w = below(4) ? GOOD : (enum where)below(NR_WHERE);
+	void *buf = w == GOOD ? (void *)ev : place(w, ev, 0);
+	ssize_t got = read(m->fd, buf, size);
+	uint64_t now = clock_now(m->clock);
+	size_t i, n;
+
+	/* The VFS refuses a kernel address before the driver sees the size. */
+	if (size < sizeof(ev[0])) {
+		if (got != -1 || (errno != EINVAL && !(errno == EFAULT && w == WILD)))
+			FAIL("read of %zu bytes into %d: %zd errno %d", size, w, got, errno);
+		return;
+	}
+	if (got < 0) {
+		if (errno != EAGAIN && !(errno == EFAULT && w != GOOD))
+			FAIL("read into %d: errno %d", w, errno);
+		return;
+	}
+	if (w != GOOD || got % sizeof(ev[0]) || (size_t)got > size)
+		FAIL("read into %d of %zu bytes returned %zd", w, size, got);
+	n = w == GOOD ? got / sizeof(ev[0]) : 0;
+	for (i = 0; i < n; i++) {
+		unsigned int id = ev[i].id;
+
+		if (id >= NIDS || !m->t[id].live) {
+			FAIL("event for id %llu, which is not live", (unsigned long long)ev[i].id);
+			continue;
+		}
+		if (ev[i].fired < ev[i].due || now < ev[i].due || ev[i].__reserved ||
+		    !!(ev[i].flags & TW_EVENT_PERIODIC) != m->t[id].periodic)
+			FAIL("event id %u due %llu fired %llu flags %u", id,
+			     (unsigned long long)ev[i].due, (unsigned long long)ev[i].fired,
+			     ev[i].flags);
+		/* A one-shot timer ends with its event; a periodic one goes on,
+		 * unless its next period is out of range (QUERY tells). */
+		if (!m->t[id].periodic) {
+			model_set(m, id, false);
+		} else {
+			struct tw_query q = { .id = id };
+
+			if (xioctl(m->fd, TW_IOC_QUERY, &q) == -ENOENT)
+				model_set(m, id, false);
+		}
+	}
+}
+
+/* Unknown commands, and known numbers with the wrong size or direction. */
+static void fuzz_bad_cmd(struct file_model *m)
+{
+	/* Our magic only: another could name a generic one such as FIONBIO. */
+	uint32_t cmds[] = {
+		_IO(TW_IOC_MAGIC, 0x06 + below(250)),
+		_IOW(TW_IOC_MAGIC, 0x02, uint32_t),
+		_IOR(TW_IOC_MAGIC, 0x02, struct tw_timer_spec),
+		_IOWR(TW_IOC_MAGIC, 0x03, struct tw_stop),
+		_IOC(below(4), TW_IOC_MAGIC, below(256), below(1 << 14)),
+	};
+	uint32_t cmd = cmds[below(5)];
+	int got;
+
+	if (cmd == TW_IOC_SET_CONFIG || cmd == TW_IOC_GET_INFO || cmd == TW_IOC_START ||
+	    cmd == TW_IOC_STOP || cmd == TW_IOC_BATCH || cmd == TW_IOC_QUERY)
+		return;
+	got = xioctl(m->fd, cmd, arena);
+	if (got != -ENOTTY)
+		FAIL("unknown command %#x: %d", cmd, got);
+}
+
+static int fuzz_ioctl(unsigned int seconds)
+{
+	uint64_t end = clock_now(CLOCK_MONOTONIC) + seconds * SEC;
+	struct file_model *m = calloc(1, sizeof(*m));
+
+	arena = mmap(NULL, 3 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!m || arena == MAP_FAILED)
+		return 2;
+	mprotect(arena + 2 * PAGE, PAGE, PROT_NONE);
+	model_reset(m);
+	check_info(m);
+	for (step = 0; clock_now(CLOCK_MONOTONIC) < end; step++) {
+		switch (below(20)) {
+		case 0 ... 5:
+			fuzz_start(m);
+			break;
+		case 6 ... 8:
+			fuzz_stop(m);
+			break;
+		case 9 ... 10:
+			fuzz_query(m);
+			break;
+		case 11 ... 12:
+			fuzz_batch(m);
+			break;
+		case 13 ... 15:
+			fuzz_read(m);
+			break;
+		case 16:
+			fuzz_info(m);
+			break;
+		case 17:
+			fuzz_config(m);
+			break;
+		case 18:
+			fuzz_bad_cmd(m);
+			break;
+		default:
+			if (!below(50)) {
+				model_reset(m);
+				check_info(m);
+			}
+		}
+		if (!(step % 64))
+			check_info(m);
+	}
+	check_info(m);
+	printf("TW-FUZZ ioctl seed=%" PRIu64 " ioctls=%" PRIu64 " failures=%" PRIu64 "\n",
+	       seed, step, failures);
+	close(m->fd);
+	return failures ? 1 : 0;
+}
+
+/*
+ * The model client.  Valid calls only, on ids it tracks exactly: each
+ * live timer's due time (the next one, for a periodic timer), and for a
+ * one-shot timer whether it may already have fired.  Every event must be
+ * for a live timer, due exactly when the model says, fired no earlier,
+ * and a one-shot timer's event comes once.  At the end every one-shot
+ * timer still live must deliver its event (nothing lost) and the counters
+ * must agree.
+ */
+struct client {
+	struct file_model	m;
+	uint64_t		events, starts, stops;
+};
+
+static uint64_t client_value(void)
+{
+	return below(4) ? below(50 * MS) : below(600 * MS);
+}
+
+static void client_check_event(struct client *c, const struct tw_event *ev,
+			       uint64_t now)
+{
+	struct timer_model *t;
+
+	if (ev->id >= NIDS || !c->m.t[ev->id].live) {
+		FAIL("event for id %llu, not live: lost a stop or duplicated",
+		     (unsigned long long)ev->id);
+		return;
+	}
+	t = &c->m.t[ev->id];
+	if (ev->due != t->due)
+		FAIL("event id %llu due %llu, model %llu", (unsigned long long)ev->id,
+		     (unsigned long long)ev->due, (unsigned long long)t->due);
+	if (ev->fired < ev->due || now < ev->due)
+		FAIL("event id %llu early: due %llu fired %llu read at %llu",
+		     (unsigned long long)ev->id, (unsigned long long)ev->due,
+		     (unsigned long long)ev->fired, (unsigned long long)now);
+	if (!!(ev->flags & TW_EVENT_PERIODIC) != t->periodic || ev->__reserved)
+		FAIL("event id %llu flags %u", (unsigned long long)ev->id, ev->flags);
+	c->events++;
+	if (t->periodic)
+		t->due += (ev->overrun + 1) * t->interval;
+	else
+		model_set(&c->m, ev->id, false);
+}
+
+/* Read what is there, in buffers of odd sizes; return how many events. */
+static size_t client_read(struct client *c)
+{
+	static struct tw_event ev[97];
+	size_t n = 1 + below(97), i;
+	ssize_t got = read(c->m.fd, ev, n * sizeof(ev[0]) + below(sizeof(ev[0])));
+	uint64_t now = clock_now(c->m.clock);
+
+	if (got < 0) {
+		if (errno != EAGAIN)
+			FAIL("read: errno %d", errno);
+		return 0;
+	}
+	if (got % sizeof(ev[0]) || (size_t)got > n * sizeof(ev[0]))
+		FAIL("read of %zu records returned %zd bytes", n, got);
+	for (i = 0; i < got / sizeof(ev[0]); i++)
+		client_check_event(c, &ev[i], now);
+	return got / sizeof(ev[0]);
+}
+
+static void client_start(struct client *c, unsigned int id, bool replace)
+{
+	uint64_t now = clock_now(c->m.clock), value = client_value(), interval = 0;
+	struct tw_timer_spec s = { .id = id, .value = value };
+	bool abs = below(2);
+	int got;
+
+	if (!below(4))
+		interval = c->m.res * (1 + below(100));
+	s.interval = interval;
+	s.flags = (replace ? TW_TIMER_REPLACE : 0) | (abs ? TW_TIMER_ABSTIME : 0);
+	if (abs)
+		s.value = now + value;
+	got = xioctl(c->m.fd, TW_IOC_START, &s);
+	if (got != (c->m.t[id].live && !replace ? -EEXIST : 0)) {
+		FAIL("START id %u replace %d: %d", id, replace, got);
+		return;
+	}
+	if (got)
+		return;
+	c->starts++;
+	/* A relative due is the kernel's clock at the call plus value: learn it. */
+	start_apply(&c->m, id, interval, s.value);
+	if (!abs) {
+		struct tw_query q = { .id = id };
+
+		if (xioctl(c->m.fd, TW_IOC_QUERY, &q))
+			FAIL("QUERY after START %u", id);
+		c->m.t[id].due = q.due;
+		if (q.due < now + value || q.due > clock_now(c->m.clock) + value)
+			FAIL("START id %u: due %llu outside the call", id,
+			     (unsigned long long)q.due);
+	}
+}
+
+static void client_stop(struct client *c, unsigned int id)
+{
+	int got = xioctl(c->m.fd, TW_IOC_STOP, &(struct tw_stop){ .id = id });
+
+	if (!c->m.t[id].live) {
+		if (got != -ENOENT)
+			FAIL("STOP of dead id %u: %d", id, got);
+		return;
+	}
+	if (got != TW_STOPPED_PENDING && got != TW_STOPPED_EXPIRED)
+		FAIL("STOP of live id %u: %d", id, got);
+	/* A timer stopped before its due time cannot have fired. */
+	if (got == TW_STOPPED_EXPIRED && clock_now(c->m.clock) < c->m.t[id].due)
+		FAIL("STOP of id %u before its due time says it expired", id);
+	model_set(&c->m, id, false);
+	c->stops++;
+}
+
+/* A batch of starts and stops on distinct ids, judged entry by entry. */
+static void client_batch(struct client *c)
+{
+	static struct tw_op ops[64];
+	struct tw_batch b = { .ops = (uintptr_t)ops, .count = 1 + below(64) };
+	bool used[NIDS] = { false };
+	unsigned int i;
+	uint64_t now = clock_now(c->m.clock);
+
+	for (i = 0; i < b.count; i++) {
+		unsigned int id;
+
+		do
+			id = pick_id();
+		while (used[id]);
+		used[id] = true;
+		memset(&ops[i], 0, sizeof(ops[i]));
+		ops[i].id = id;
+		ops[i].op = c->m.t[id].live && below(2) ? TW_OP_STOP : TW_OP_START;
+		if (ops[i].op == TW_OP_START) {
+			ops[i].flags = TW_TIMER_ABSTIME | TW_TIMER_REPLACE;
+			ops[i].value = now + client_value();
+		}
+	}
+	if (xioctl(c->m.fd, TW_IOC_BATCH, &b))
+		FAIL("BATCH");
+	for (i = 0; i < b.count; i++) {
+		unsigned int id = ops[i].id;
+
+		if (ops[i].op == TW_OP_START) {
+			if (ops[i].result)
+				FAIL("batch START %u: %d", id, ops[i].result);
+			else
+				start_apply(&c->m, id, 0, ops[i].value);
+			c->starts++;
+		} else if (ops[i].result != TW_STOPPED_PENDING &&
+			   ops[i].result != TW_STOPPED_EXPIRED) {
+			FAIL("batch STOP %u: %d", id, ops[i].result);
+		} else {
+			model_set(&c->m, id, false);
+			c->stops++;
+		}
+	}
+}
+
+static void client_info(struct client *c)
+{
+	check_info(&c->m);
+}
+
+/* Stop the periodic timers, then read until every one-shot timer is in. */
+static void client_drain(struct client *c)
+{
+	uint64_t last = 0, deadline;
+	unsigned int id;
+
+	for (id = 0; id < NIDS; id++) {
+		if (c->m.t[id].live && c->m.t[id].periodic)
+			client_stop(c, id);
+		if (c->m.t[id].live && c->m.t[id].due > last)
+			last = c->m.t[id].due;
+	}
+	/* Generous: a TCG guest is slow, and only a lost event waits this long. */
+	deadline = (last > clock_now(c->m.clock) ? last : clock_now(c->m.clock)) + 60 * SEC;
+	while (c->m.live && clock_now(c->m.clock) < deadline) {
+		struct pollfd p = { .fd = c->m.fd, .events = POLLIN };
+
+		poll(&p, 1, 100);
+		client_read(c);
+	}
+	for (id = 0; id < NIDS; id++)
+		if (c->m.t[id].live)
+			FAIL("id %u due %llu: its event never came (lost)", id,
+			     (unsigned long long)c->m.t[id].due);
+	client_info(c);
+}
+
+static int fuzz_model(unsigned int seconds)
+{
+	uint64_t end = clock_now(CLOCK_MONOTONIC) + seconds * SEC;
+	struct client *c = calloc(1, sizeof(*c));
+	uint64_t res[] = { 1000, 100000, 1000000 };
+	struct tw_config cfg = { .clockid = CLOCK_MONOTONIC };
+
+	if (!c)
+		return 2;
+	model_reset(&c->m);
+	cfg.clockid = below(2) ? CLOCK_MONOTONIC : CLOCK_BOOTTIME;
+	cfg.resolution_ns = res[below(3)];
+	if (xioctl(c->m.fd, TW_IOC_SET_CONFIG, &cfg))
+		FAIL("SET_CONFIG");
+	c->m.clock = cfg.clockid;
+	check_info(&c->m);
+	for (step = 0; clock_now(CLOCK_MONOTONIC) < end; step++) {
+		unsigned int id = pick_id();
+
+		switch (below(12)) {
+		case 0 ... 3:
+			client_start(c, id, c->m.t[id].live && below(2));
+			break;
+		case 4 ... 5:
+			client_stop(c, id);
+			break;
+		case 6:
+			client_batch(c);
+			break;
+		case 7 ... 9:
+			client_read(c);
+			break;
+		case 10:
+			client_info(c);
+			break;
+		default:
+			usleep(below(3000));
+		}
+	}
+	client_drain(c);
+	printf("TW-FUZZ model seed=%" PRIu64 " steps=%" PRIu64 " starts=%" PRIu64
+	       " stops=%" PRIu64 " events=%" PRIu64 " failures=%" PRIu64 "\n",
+	       seed, step, c->starts, c->stops, c->events, failures);
+	close(c->m.fd);
+	return failures ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int seconds;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc != 4 || (strcmp(argv[1], "ioctl") && strcmp(argv[1], "model"))) {
+		fprintf(stderr, "usage: tw_fuzz ioctl|model SEED SECONDS\n");
+		return 2;
+	}
+	seed = strtoull(argv[2], NULL, 0);
+	if (!seed)
+		seed = clock_now(CLOCK_REALTIME) ^ ((uint64_t)getpid() << 32);
+	rng = seed | 1;
+	seconds = strtoul(argv[3], NULL, 0);
+	printf("# tw_fuzz %s seed=%" PRIu64 " seconds=%u\n", argv[1], seed, seconds);
+	return strcmp(argv[1], "ioctl") ? fuzz_model(seconds) : fuzz_ioctl(seconds);
+}
