@@ -7,6 +7,7 @@
 #                         this machine cannot load modules)
 #   make check            every test: lint, KUnit under UML (normal and
 #                         debug), e2e on Debian 6.1, 6.12 and 6.12-rt in QEMU
+#   make soak             the fuzzers for an hour each (SOAK_SECONDS=...)
 #   make bench-core       the wheel against a binary heap, in userspace
 #   make bench-device     the device against timerfd, in a 6.12 guest
 #
@@ -24,6 +25,15 @@ clean:
 check:
 	bash scripts/check.sh
 
+# The fuzzers for an hour each (SOAK_SECONDS=...): userspace, UML debug, RT.
+SOAK_SECONDS ?= 3600
+soak:
+	TW_FUZZ_SECONDS=$(SOAK_SECONDS) bash scripts/fuzz-core.sh
+	TW_FUZZ_SECONDS=$(SOAK_SECONDS) TW_UML_TIMEOUT=$$(($(SOAK_SECONDS) * 8 + 900)) \
+		bash scripts/uml-e2e.sh debug
+	TW_FUZZ_SECONDS=$(SOAK_SECONDS) TW_QEMU_TIMEOUT=$$(($(SOAK_SECONDS) * 8 + 900)) \
+		bash scripts/qemu-run.sh 6.12-rt e2e
+
 demo:
 	bash scripts/demo.sh
 
@@ -33,4 +43,4 @@ bench-device:
 bench-core:
 	$(MAKE) -C tools/timingwheel bench-core
 
-.PHONY: all modules clean check demo bench-core bench-device
+.PHONY: all modules clean check soak demo bench-core bench-device

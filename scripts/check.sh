@@ -22,9 +22,12 @@ run "lint (checkpatch, W=1, sparse)" "$TW_ROOT/scripts/lint.sh"
 run "KUnit under UML" "$TW_ROOT/scripts/kunit-uml.sh" normal
 run "KUnit under UML debug (KASAN, lockdep)" "$TW_ROOT/scripts/kunit-uml.sh" debug
 run "KUnit catches planted bugs (mutations)" "$TW_ROOT/scripts/mutate.sh" core
-# The fuzzers run, bounded, where a bug shows best: under KASAN and lockdep,
-# and on PREEMPT_RT.  TW_FUZZ_SECONDS sets how long (make soak: an hour).
+# The fuzzers run, bounded, where a bug shows best: the core and the index
+# under ASan and UBSan in userspace, the device under KASAN and lockdep and
+# on PREEMPT_RT.  TW_FUZZ_SECONDS sets how long each runs (make soak: 1 h).
 fuzz=${TW_FUZZ_SECONDS:-20}
+run "libFuzzer on the wheel and the index (ASan, UBSan)" \
+	env TW_FUZZ_SECONDS="$fuzz" "$TW_ROOT/scripts/fuzz-core.sh"
 run "e2e and fuzzers under UML debug (KASAN, lockdep)" \
 	env TW_FUZZ_SECONDS="$fuzz" "$TW_ROOT/scripts/uml-e2e.sh" debug
 for k in "${TW_KERNELS[@]}"; do

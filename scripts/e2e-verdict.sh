@@ -22,14 +22,15 @@ if grep -q '^TW-RMMOD-WHILE-OPEN-SUCCEEDED' "$log"; then
 	status=1
 fi
 if [ "$mode" = e2e ]; then
-	# The first plan after tw_e2e's own header, not a KTAP "1..0" of the boot.
+	# The first plan after tw_e2e's own header, not a KTAP "1..0" of the boot;
+	# its results are kselftest_harness lines, "ok N tw.name".
 	plan=$(sed -n '/^TAP version 13$/,$p' "$log" | sed -n 's/^1\.\.\([0-9]*\)$/\1/p' | head -n 1)
-	oks=$(grep -cE '^ok [0-9]+ - [a-z0-9_]+$' "$log" || true)
+	oks=$(grep -cE '^ok [0-9]+ [a-z0-9_.]+$' "$log" || true)
 	# A test skips only when the kernel lacks a feature it needs; Debian's
 	# kernels have them all, a UML kernel may not (TW_E2E_SKIPS=allowed).
-	skips=$(grep -cE '^ok [0-9]+ - [a-z0-9_]+ # SKIP ' "$log" || true)
+	skips=$(grep -cE '^ok [0-9]+ [a-z0-9_.]+ # SKIP ' "$log" || true)
 	if [ "$skips" -gt 0 ]; then
-		grep -E '^ok [0-9]+ - [a-z0-9_]+ # SKIP ' "$log" | sed 's/^/[tw] skipped: /' >&2
+		grep -E '^ok [0-9]+ [a-z0-9_.]+ # SKIP ' "$log" | sed 's/^/[tw] skipped: /' >&2
 		if [ "${TW_E2E_SKIPS:-}" = allowed ]; then
 			oks=$((oks + skips))
 		else
@@ -38,7 +39,7 @@ if [ "$mode" = e2e ]; then
 	fi
 	if [ -z "$plan" ] || [ "$plan" -eq 0 ] || [ "$oks" -ne "$plan" ]; then
 		tw_log "e2e: ${oks} of ${plan:-no} planned tests passed ($label)"
-		grep -E '^not ok|^#   ' "$log" >&2 || true
+		grep -E '^not ok|^# [^ ]+:[0-9]+:' "$log" >&2 || true
 		status=1
 	else
 		tw_log "e2e on $label: $oks of $plan tests passed"
@@ -49,7 +50,7 @@ if [ "$mode" = e2e ]; then
 			tw_log "e2e on $label, 32-bit process: passed"
 		else
 			tw_log "e2e on $label, 32-bit process: FAILED"
-			grep -E '^compat32: (not ok|#   )' "$log" >&2 || true
+			grep -E '^compat32: (not ok|# [^ ]+:[0-9]+:)' "$log" >&2 || true
 			status=1
 		fi
 	fi
@@ -57,7 +58,7 @@ fi
 # The fuzzers, when the run was asked for them (TW_FUZZ_BITS="64 32"):
 # each must have run and found nothing; their counts go to the log.
 for bits in ${TW_FUZZ_BITS:-}; do
-	for f in ioctl model; do
+	for f in ioctl model stress; do
 		line=$(grep -m1 "^fuzz$bits: TW-FUZZ $f " "$log" || true)
 		if grep -q "^TW-FUZZ-RC $bits $f rc=0$" "$log" &&
 			[[ $line == *" failures=0" ]]; then

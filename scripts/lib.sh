@@ -52,6 +52,15 @@ tw_kernel_source() {
 	echo "$tree"
 }
 
+# tw_device_progs: build the static test programs; tw_e2e takes the
+# kernel's kselftest_harness.h from the 6.12 source tree.
+tw_device_progs() {
+	local src
+	src=$(tw_kernel_source 6.12)
+	make -s -C "$TW_ROOT/tools/timingwheel" device-progs \
+		KSFT_DIR="$src/tools/testing/selftests" >&2 || tw_die "test programs do not build"
+}
+
 # tw_patch_source TREE PATCH...: apply exactly these patches to an unpacked
 # tree, taking back a different set applied before.  What is applied is
 # kept in TREE/.tw-applied.patch.

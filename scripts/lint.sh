@@ -11,10 +11,15 @@ tw_need sparse
 src=$(tw_kernel_source 6.12)
 status=0
 
-mapfile -t files < <(cd "$TW_ROOT" && git ls-files -co --exclude-standard '*.c' '*.h')
-tw_log "checkpatch --strict on ${#files[@]} files"
+mapfile -t files < <(cd "$TW_ROOT" && git ls-files -co --exclude-standard '*.c' '*.h' |
+	grep -v '^tools/timingwheel/fuzz/')
+mapfile -t fuzzers < <(cd "$TW_ROOT" && git ls-files -co --exclude-standard 'tools/timingwheel/fuzz/*.c')
+tw_log "checkpatch --strict on $((${#files[@]} + ${#fuzzers[@]})) files"
+# libFuzzer names its entry point LLVMFuzzerTestOneInput: no CamelCase check there.
 if (cd "$TW_ROOT" && perl "$src/scripts/checkpatch.pl" --no-tree --strict --terse \
-	--show-types -f "${files[@]}") >"$TW_CACHE/checkpatch.log" 2>&1; then
+	--show-types -f "${files[@]}" &&
+	perl "$src/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \
+		--ignore CAMELCASE -f "${fuzzers[@]}") >"$TW_CACHE/checkpatch.log" 2>&1; then
 	tw_log "checkpatch: clean"
 else
 	grep -E 'ERROR|WARNING|CHECK' "$TW_CACHE/checkpatch.log" >&2

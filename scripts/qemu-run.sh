@@ -24,7 +24,7 @@ rm -rf "$work" && mkdir -p "$work"
 
 tw_log "building timingwheel.ko against $ver"
 tw_build_module "$kdir" "$work/module"
-make -s -C "$TW_ROOT/tools/timingwheel" device-progs >&2
+tw_device_progs
 
 root=$work/initramfs
 mkdir -p "$root"/{bin,dev,proc,sys,tmp}

@@ -93,9 +93,9 @@ guest() {
 	printf 'TAP version 13\n[    2.26] clocksource: Switched to clocksource tsc\n1..%d\n' "$plan"
 	for ((i = 1; i <= plan; i++)); do
 		if [ "$i" -le "$oks" ]; then
-			echo "ok $i - case_$i"
+			echo "ok $i tw.case_$i"
 		else
-			echo "not ok $i - case_$i"
+			echo "not ok $i tw.case_$i"
 		fi
 	done
 	[ "$oks" -eq "$plan" ] && echo 'TW-RESULT rc=0' || echo 'TW-RESULT rc=1'
@@ -109,8 +109,8 @@ guest 0 0 >"$tmp/g-zero.log"
 { guest 24 24; echo 'TW-RMMOD-WHILE-OPEN-SUCCEEDED'; } >"$tmp/g-rmmod.log"
 guest 24 24 | grep -v '^TW-RMMOD-OK' >"$tmp/g-normmod.log"
 guest 24 24 | sed '/^ok 24/d' >"$tmp/g-short.log"
-{ guest 24 24; echo 'compat32: not ok 3 - case_c'; echo 'TW-COMPAT32 rc=1'; } >"$tmp/g-c32.log"
-guest 24 24 | sed 's/^ok 5 - case_5$/ok 5 - case_5 # SKIP no such feature/' >"$tmp/g-skip.log"
+{ guest 24 24; echo 'compat32: not ok 3 tw.case_c'; echo 'TW-COMPAT32 rc=1'; } >"$tmp/g-c32.log"
+guest 24 24 | sed 's/^ok 5 tw.case_5$/ok 5 tw.case_5 # SKIP no such feature/' >"$tmp/g-skip.log"
 expect_e2e pass "all 24 passed" "$tmp/g-ok.log"
 expect_e2e fail "a test skipped on a Debian kernel" "$tmp/g-skip.log"
 verdict pass "e2e a skip where allowed (UML)" env TW_E2E_SKIPS=allowed \
@@ -124,7 +124,7 @@ expect_e2e fail "KASAN report" "$tmp/g-kasan.log"
 fuzzed() {
 	local f
 	guest 24 24
-	for f in ioctl model; do
+	for f in ioctl model stress; do
 		echo "TW-FUZZ-RC 64 $f rc=$2"
 		echo "fuzz64: TW-FUZZ $f seed=7 steps=1000 failures=$1"
 	done

@@ -19,7 +19,7 @@ rm -rf "$work" && mkdir -p "$work"
 
 tw_log "building timingwheel.ko against UML ($flavour)"
 tw_build_module "$kdir" "$work/module" ARCH=um
-make -s -C "$TW_ROOT/tools/timingwheel" device-progs >&2
+tw_device_progs
 
 # What the guest sees under tw.dir: UML runs no 32-bit programs.
 root=$work/root

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tw_e2e: end-to-end tests of /dev/timingwheel, run as root inside a guest
- * that loaded the module.  Output is TAP: a plan, one "ok"/"not ok" line per
- * test, and the reason of each failed check as a comment.  Exit status 0
- * only if every test passed.
+ * that loaded the module.  Built on the kernel's kselftest_harness.h: each
+ * test runs in a process of its own with its own timeout, so a crash or a
+ * hang fails that test, by name, and not the ones after it.  Output is TAP;
+ * the reason of each failed check is a comment.  "tw_e2e -t NAME" runs one
+ * test ("-l" lists them).
  *
  * Lateness bounds allow for a TCG guest, whose scheduling noise is large:
  * TW_SLACK_NS on top of one resolution step.
@@ -33,6 +35,8 @@
 #include <linux/timingwheel.h>
 #include <linux/userfaultfd.h>
 
+#include "kselftest_harness.h"
+
 #define DEV		"/dev/timingwheel"
 #define PARAMS		"/sys/module/timingwheel/parameters/"
 #define MAX_TIMERS_PARAM PARAMS "max_timers"
@@ -41,15 +45,17 @@
 #define MS		1000000ULL
 #define RES_NS		(1 * MS)
 #define TW_SLACK_NS	(200 * MS)
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-static bool failed;
+/* The running test, for checks made in helpers. */
+static struct __test_metadata *tw_test;
 
+/* A failed check is logged and fails the test, which goes on. */
 #define CHECK(cond, fmt, ...) do {					\
 	if (!(cond)) {							\
-		printf("#   %s:%d: %s: " fmt "\n", __func__, __LINE__,	\
-		       #cond, ##__VA_ARGS__);				\
-		failed = true;						\
+		struct __test_metadata *_metadata = tw_test;		\
+									\
+		TH_LOG("%s: %s: " fmt, __func__, #cond, ##__VA_ARGS__);	\
+		_metadata->exit_code = KSFT_FAIL;			\
 	}								\
 } while (0)
 
@@ -1188,64 +1194,73 @@ static void t_memcg_enomem(void)
 	rmdir(cg);
 }
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} tests[] = {
-	{ "info_defaults", t_info_defaults },
-	{ "unknown_ioctl_enotty", t_unknown_ioctl },
-	{ "bad_pointers_efault", t_bad_pointers },
-	{ "flags_and_reserved_einval", t_flags_and_reserved },
-	{ "config_clock_resolution_ebusy", t_config },
-	{ "duplicate_eexist_unknown_enoent", t_duplicate_and_unknown },
-	{ "ranges_erange", t_ranges },
-	{ "limit_enospc", t_limit },
-	{ "short_read_and_nonblock", t_short_read_and_nonblock },
-	{ "poll_and_epoll", t_poll_and_epoll },
-	{ "read_interrupted_eintr", t_read_interrupted },
-	{ "expiry_exact_once_never_early", t_expiry_exact_once },
-	{ "periodic_and_overrun", t_periodic_and_overrun },
-	{ "stop_withdraws_event", t_stop_withdraws_event },
-	{ "absolute_past_fires_at_once", t_absolute_past_fires_at_once },
-	{ "replace_and_query", t_replace_and_query },
-	{ "batch_results", t_batch_results },
-	{ "read_fault_keeps_events", t_read_fault_keeps_events },
-	{ "fdinfo", t_fdinfo },
-	{ "boottime", t_boottime },
-	{ "threads_one_file", t_threads_one_file },
-	{ "nonblocking_beside_blocked_reader", t_nonblocking_beside_blocked_reader },
-	{ "sparse_ids_high_bits", t_sparse_ids },
-	{ "many_files", t_many_files },
-	{ "close_with_pending", t_close_with_pending },
-	{ "burst_beyond_budget", t_burst },
-	{ "read_bounded_by_queue", t_read_bounded },
-	{ "stop_readonly_struct", t_stop_readonly_struct },
-	{ "info_bounded_under_lock", t_info_bounded },
-	{ "user_limits_enospc_emfile", t_user_limits },
-	{ "stalled_reader_nonblock_and_stop", t_stalled_reader },
-	{ "memcg_limit_enomem_no_oom", t_memcg_enomem },
-};
-
-int main(int argc, char **argv)
+/*
+ * Every test is a TEST_F of an empty fixture, for its timeout: generous,
+ * since a TCG guest is slow, and only a hang waits that long.
+ */
+FIXTURE(tw) {};
+FIXTURE_SETUP(tw)
 {
-	unsigned int i, bad = 0;
-
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n1..%zu\n", ARRAY_SIZE(tests));
-	for (i = 0; i < ARRAY_SIZE(tests); i++) {
-		if (argc > 1 && !strstr(tests[i].name, argv[1])) {
-			printf("ok %u - %s # SKIP\n", i + 1, tests[i].name);
-			continue;
-		}
-		failed = false;
-		skipped = false;
-		tests[i].fn();
-		bad += failed;
-		if (skipped && !failed)
-			printf("ok %u - %s # SKIP %s\n", i + 1, tests[i].name, skip_reason);
-		else
-			printf("%sok %u - %s\n", failed ? "not " : "", i + 1, tests[i].name);
-	}
-	printf("# %zu tests, %u failed\n", ARRAY_SIZE(tests), bad);
-	return bad ? 1 : 0;
+	tw_test = _metadata;
+	skipped = false;
 }
+
+FIXTURE_TEARDOWN(tw) {}
+
+/* Run one test's body; a test that met a missing feature skips. */
+static void tw_run(struct __test_metadata *_metadata, void (*fn)(void))
+{
+	fn();
+	if (skipped && !_metadata->exit_code)
+		SKIP(return, "%s", skip_reason);
+}
+
+TEST_F_TIMEOUT(tw, info_defaults, 180) { tw_run(_metadata, t_info_defaults); }
+TEST_F_TIMEOUT(tw, unknown_ioctl_enotty, 180) { tw_run(_metadata, t_unknown_ioctl); }
+TEST_F_TIMEOUT(tw, bad_pointers_efault, 180) { tw_run(_metadata, t_bad_pointers); }
+TEST_F_TIMEOUT(tw, flags_and_reserved_einval, 180) { tw_run(_metadata, t_flags_and_reserved); }
+TEST_F_TIMEOUT(tw, config_clock_resolution_ebusy, 180) { tw_run(_metadata, t_config); }
+
+TEST_F_TIMEOUT(tw, duplicate_eexist_unknown_enoent, 180)
+{
+	tw_run(_metadata, t_duplicate_and_unknown);
+}
+
+TEST_F_TIMEOUT(tw, ranges_erange, 180) { tw_run(_metadata, t_ranges); }
+TEST_F_TIMEOUT(tw, limit_enospc, 180) { tw_run(_metadata, t_limit); }
+TEST_F_TIMEOUT(tw, short_read_and_nonblock, 180) { tw_run(_metadata, t_short_read_and_nonblock); }
+TEST_F_TIMEOUT(tw, poll_and_epoll, 180) { tw_run(_metadata, t_poll_and_epoll); }
+TEST_F_TIMEOUT(tw, read_interrupted_eintr, 180) { tw_run(_metadata, t_read_interrupted); }
+TEST_F_TIMEOUT(tw, expiry_exact_once_never_early, 180) { tw_run(_metadata, t_expiry_exact_once); }
+TEST_F_TIMEOUT(tw, periodic_and_overrun, 180) { tw_run(_metadata, t_periodic_and_overrun); }
+TEST_F_TIMEOUT(tw, stop_withdraws_event, 180) { tw_run(_metadata, t_stop_withdraws_event); }
+
+TEST_F_TIMEOUT(tw, absolute_past_fires_at_once, 180)
+{
+	tw_run(_metadata, t_absolute_past_fires_at_once);
+}
+
+TEST_F_TIMEOUT(tw, replace_and_query, 180) { tw_run(_metadata, t_replace_and_query); }
+TEST_F_TIMEOUT(tw, batch_results, 180) { tw_run(_metadata, t_batch_results); }
+TEST_F_TIMEOUT(tw, read_fault_keeps_events, 180) { tw_run(_metadata, t_read_fault_keeps_events); }
+TEST_F_TIMEOUT(tw, fdinfo, 180) { tw_run(_metadata, t_fdinfo); }
+TEST_F_TIMEOUT(tw, boottime, 180) { tw_run(_metadata, t_boottime); }
+TEST_F_TIMEOUT(tw, threads_one_file, 180) { tw_run(_metadata, t_threads_one_file); }
+
+TEST_F_TIMEOUT(tw, nonblocking_beside_blocked_reader, 180)
+{
+	tw_run(_metadata, t_nonblocking_beside_blocked_reader);
+}
+
+TEST_F_TIMEOUT(tw, sparse_ids_high_bits, 180) { tw_run(_metadata, t_sparse_ids); }
+TEST_F_TIMEOUT(tw, many_files, 180) { tw_run(_metadata, t_many_files); }
+TEST_F_TIMEOUT(tw, close_with_pending, 180) { tw_run(_metadata, t_close_with_pending); }
+TEST_F_TIMEOUT(tw, burst_beyond_budget, 180) { tw_run(_metadata, t_burst); }
+TEST_F_TIMEOUT(tw, read_bounded_by_queue, 180) { tw_run(_metadata, t_read_bounded); }
+TEST_F_TIMEOUT(tw, stop_readonly_struct, 180) { tw_run(_metadata, t_stop_readonly_struct); }
+TEST_F_TIMEOUT(tw, info_bounded_under_lock, 180) { tw_run(_metadata, t_info_bounded); }
+TEST_F_TIMEOUT(tw, user_limits_enospc_emfile, 180) { tw_run(_metadata, t_user_limits); }
+TEST_F_TIMEOUT(tw, stalled_reader_nonblock_and_stop, 180) { tw_run(_metadata, t_stalled_reader); }
+TEST_F_TIMEOUT(tw, memcg_limit_enomem_no_oom, 180) { tw_run(_metadata, t_memcg_enomem); }
+
+TEST_HARNESS_MAIN

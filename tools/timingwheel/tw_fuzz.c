@@ -8,6 +8,10 @@
  *                                counts and times; every return value is
  *                                checked against the errno the ABI document
  *                                promises, from a model of the file's ids
+ *   tw_fuzz stress SEED SECONDS [STORM]
+ *                                threads, forks, kills in the middle of a
+ *                                read and expiry storms of STORM timers on
+ *                                one file (see fuzz_stress())
  *   tw_fuzz model SEED SECONDS   a random client (starts, stops, replace,
  *                                batches, periodic timers, reads of odd
  *                                sizes) whose every event is checked against
@@ -24,8 +28,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +38,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,7 +51,8 @@
 #define NIDS		256		/* the fuzzed id space: collisions wanted */
 #define PAGE		4096
 
-static uint64_t rng, seed, step, failures;
+static uint64_t rng;
+static unsigned long long seed, step, failures;
 
 static uint64_t rnd(void)
 {
@@ -71,7 +78,7 @@ static uint64_t clock_now(clockid_t id)
 #define FAIL(fmt, ...) do {						\
 	failures++;							\
 	if (failures <= 20)						\
-		printf("# FAIL seed=%" PRIu64 " step=%" PRIu64 ": " fmt "\n", \
+		printf("# FAIL seed=%llu step=%llu: " fmt "\n", \
 		       seed, step, ##__VA_ARGS__);			\
 } while (0)
 
@@ -546,8 +553,10 @@ static void fuzz_read(struct file_model *m)
 			FAIL("event id %u due %llu fired %llu flags %u", id,
 			     (unsigned long long)ev[i].due, (unsigned long long)ev[i].fired,
 			     ev[i].flags);
-		/* A one-shot timer ends with its event; a periodic one goes on,
-		 * unless its next period is out of range (QUERY tells). */
+		/*
+		 * A one-shot timer ends with its event; a periodic one goes on,
+		 * unless its next period is out of range (QUERY tells).
+		 */
 		if (!m->t[id].periodic) {
 			model_set(m, id, false);
 		} else {
@@ -628,7 +637,7 @@ static int fuzz_ioctl(unsigned int seconds)
 			check_info(m);
 	}
 	check_info(m);
-	printf("TW-FUZZ ioctl seed=%" PRIu64 " ioctls=%" PRIu64 " failures=%" PRIu64 "\n",
+	printf("TW-FUZZ ioctl seed=%llu ioctls=%llu failures=%llu\n",
 	       seed, step, failures);
 	close(m->fd);
 	return failures ? 1 : 0;
@@ -870,10 +879,237 @@ static int fuzz_model(unsigned int seconds)
 		}
 	}
 	client_drain(c);
-	printf("TW-FUZZ model seed=%" PRIu64 " steps=%" PRIu64 " starts=%" PRIu64
-	       " stops=%" PRIu64 " events=%" PRIu64 " failures=%" PRIu64 "\n",
-	       seed, step, c->starts, c->stops, c->events, failures);
+	printf("TW-FUZZ model seed=%llu steps=%llu starts=%llu ", seed, step,
+	       (unsigned long long)c->starts);
+	printf("stops=%llu events=%llu failures=%llu\n", (unsigned long long)c->stops,
+	       (unsigned long long)c->events, failures);
 	close(c->m.fd);
+	return failures ? 1 : 0;
+}
+
+/*
+ * Stress: many threads on one file, with no model of the whole but the
+ * promises every event and every call must keep.  Four workers start,
+ * re-arm, stop and batch timers in id ranges of their own; two readers
+ * take events in buffers of odd sizes; a storm thread starts STORM timers
+ * due at one instant every half second; a forker runs children that fill
+ * a file of their own and are killed in the middle of a read, so that the
+ * file is closed with timers pending and a read in flight.  Every event
+ * must be for a known range and never early; every call must return a
+ * documented result.  The kernel's own checks (KASAN, lockdep, the lockup
+ * and hung-task detectors, the slab cache at rmmod) judge the rest.
+ */
+#define WORKERS		4
+#define STORM_RANGE	((uint64_t)WORKERS + 1)
+
+static int stress_stop;		/* atomic */
+static unsigned int storm_size = 20000;
+static unsigned long long stress_events, stress_calls;
+static pthread_mutex_t stress_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void stress_fail(const char *what, long long v)
+{
+	pthread_mutex_lock(&stress_lock);
+	FAIL("stress: %s: %lld", what, v);
+	pthread_mutex_unlock(&stress_lock);
+}
+
+struct worker {
+	int		fd;
+	unsigned int	n;
+	uint64_t	rng;
+	pthread_t	thread;
+};
+
+static uint64_t wrnd(struct worker *w, uint64_t n)
+{
+	w->rng ^= w->rng >> 12;
+	w->rng ^= w->rng << 25;
+	w->rng ^= w->rng >> 27;
+	return n ? w->rng * 0x2545F4914F6CDD1DULL % n : 0;
+}
+
+static void *stress_worker(void *arg)
+{
+	struct worker *w = arg;
+	struct tw_op ops[64];
+	struct tw_batch b = { .ops = (uintptr_t)ops };
+	unsigned long long calls = 0;
+	unsigned int i;
+	int got;
+
+	while (!__atomic_load_n(&stress_stop, __ATOMIC_RELAXED)) {
+		uint64_t id = (uint64_t)w->n << 32 | wrnd(w, 4096);
+		struct tw_timer_spec s = {
+			.id = id, .value = wrnd(w, 20 * MS),
+			.interval = wrnd(w, 8) ? 0 : MS * (1 + wrnd(w, 10)),
+			.flags = wrnd(w, 2) ? TW_TIMER_REPLACE : 0,
+		};
+
+		calls++;
+		switch (wrnd(w, 4)) {
+		case 0:
+		case 1:
+			got = xioctl(w->fd, TW_IOC_START, &s);
+			if (got && got != -EEXIST)
+				stress_fail("START", got);
+			break;
+		case 2:
+			got = xioctl(w->fd, TW_IOC_STOP, &(struct tw_stop){ .id = id });
+			if (got != -ENOENT && got != TW_STOPPED_PENDING &&
+			    got != TW_STOPPED_EXPIRED)
+				stress_fail("STOP", got);
+			break;
+		default:
+			b.count = 1 + wrnd(w, 64);
+			memset(ops, 0, sizeof(ops));
+			for (i = 0; i < b.count; i++) {
+				ops[i].op = wrnd(w, 2) ? TW_OP_START : TW_OP_STOP;
+				ops[i].id = (uint64_t)w->n << 32 | wrnd(w, 4096);
+				if (ops[i].op == TW_OP_START) {
+					ops[i].value = wrnd(w, 20 * MS);
+					ops[i].flags = TW_TIMER_REPLACE;
+				}
+			}
+			got = xioctl(w->fd, TW_IOC_BATCH, &b);
+			if (got)
+				stress_fail("BATCH", got);
+			for (i = 0; i < b.count; i++)
+				if (ops[i].result < 0 && ops[i].result != -ENOENT)
+					stress_fail("batch entry", ops[i].result);
+		}
+	}
+	__atomic_fetch_add(&stress_calls, calls, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+static void *stress_reader(void *arg)
+{
+	struct worker *w = arg;
+	struct tw_event *ev = calloc(257, sizeof(*ev));
+	unsigned long long events = 0;
+
+	if (!ev)
+		return NULL;
+	while (!__atomic_load_n(&stress_stop, __ATOMIC_RELAXED)) {
+		struct pollfd p = { .fd = w->fd, .events = POLLIN };
+		ssize_t got, i;
+		uint64_t now;
+
+		if (poll(&p, 1, 50) <= 0)
+			continue;
+		got = read(w->fd, ev, (1 + wrnd(w, 257)) * sizeof(ev[0]));
+		now = clock_now(CLOCK_MONOTONIC);
+		if (got < 0) {
+			if (errno != EAGAIN)
+				stress_fail("read errno", errno);
+			continue;
+		}
+		for (i = 0; i < got / (ssize_t)sizeof(ev[0]); i++) {
+			if ((ev[i].id >> 32) > STORM_RANGE || ev[i].fired < ev[i].due ||
+			    now < ev[i].due)
+				stress_fail("event", (long long)ev[i].id);
+			events++;
+		}
+	}
+	__atomic_fetch_add(&stress_events, events, __ATOMIC_RELAXED);
+	free(ev);
+	return NULL;
+}
+
+/* Every half second, storm_size timers due at one instant. */
+static void *stress_storm(void *arg)
+{
+	struct worker *w = arg;
+	static struct tw_op ops[4096];
+	struct tw_batch b = { .ops = (uintptr_t)ops };
+	unsigned int i, done, round = 0;
+
+	while (!__atomic_load_n(&stress_stop, __ATOMIC_RELAXED)) {
+		uint64_t due = clock_now(CLOCK_MONOTONIC) + 100 * MS;
+
+		for (done = 0; done < storm_size; done += b.count) {
+			b.count = storm_size - done < 4096 ? storm_size - done : 4096;
+			for (i = 0; i < b.count; i++)
+				ops[i] = (struct tw_op){
+					.op = TW_OP_START, .id = STORM_RANGE << 32 |
+					(uint64_t)(round % 2) << 31 | (done + i),
+					.value = due, .flags = TW_TIMER_ABSTIME | TW_TIMER_REPLACE,
+				};
+			if (xioctl(w->fd, TW_IOC_BATCH, &b))
+				stress_fail("storm BATCH", errno);
+			for (i = 0; i < b.count; i++)
+				if (ops[i].result)
+					stress_fail("storm start", ops[i].result);
+		}
+		round++;
+		usleep(500000);
+	}
+	return NULL;
+}
+
+/* A child fills a file of its own and dies in the middle of a read. */
+static void stress_child(void)
+{
+	static struct tw_op ops[4096];
+	struct tw_batch b = { .ops = (uintptr_t)ops, .count = 4096 };
+	static struct tw_event ev[4096];
+	int fd = open(DEV, O_RDWR), i, round;
+
+	if (fd < 0)
+		_exit(3);
+	for (round = 0; round < 4; round++) {
+		for (i = 0; i < 4096; i++)
+			ops[i] = (struct tw_op){ .op = TW_OP_START, .id = round << 16 | i,
+						 .value = (i % 64) * MS / 8,
+						 .interval = i % 3 ? 0 : MS };
+		if (xioctl(fd, TW_IOC_BATCH, &b))
+			_exit(4);
+	}
+	for (;;)
+		if (read(fd, ev, sizeof(ev)) < 0 && errno != EINTR)
+			_exit(5);
+}
+
+static void *stress_forker(void *arg)
+{
+	struct worker *w = arg;
+	unsigned int n = 0;
+
+	while (!__atomic_load_n(&stress_stop, __ATOMIC_RELAXED)) {
+		pid_t pid = fork();
+		int st;
+
+		if (!pid)
+			stress_child();
+		usleep(50000 + wrnd(w, 250000));
+		kill(pid, SIGKILL);
+		if (waitpid(pid, &st, 0) != pid || !WIFSIGNALED(st))
+			stress_fail("child", st);
+		n++;
+	}
+	return NULL;
+}
+
+static int fuzz_stress(unsigned int seconds)
+{
+	struct worker w[WORKERS + 4];
+	int fd = dev_open(), i;
+
+	fcntl(fd, F_SETFL, 0);
+	for (i = 0; i < WORKERS + 4; i++) {
+		w[i] = (struct worker){ .fd = fd, .n = i, .rng = rnd() | 1 };
+		pthread_create(&w[i].thread, NULL,
+			       i < WORKERS ? stress_worker : i < WORKERS + 2 ? stress_reader :
+			       i == WORKERS + 2 ? stress_storm : stress_forker, &w[i]);
+	}
+	sleep(seconds);
+	__atomic_store_n(&stress_stop, 1, __ATOMIC_RELAXED);
+	for (i = 0; i < WORKERS + 4; i++)
+		pthread_join(w[i].thread, NULL);
+	close(fd);
+	printf("TW-FUZZ stress seed=%llu calls=%llu events=%llu storm=%u failures=%llu\n",
+	       seed, stress_calls, stress_events, storm_size, failures);
 	return failures ? 1 : 0;
 }
 
@@ -882,15 +1118,20 @@ int main(int argc, char **argv)
 	unsigned int seconds;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc != 4 || (strcmp(argv[1], "ioctl") && strcmp(argv[1], "model"))) {
-		fprintf(stderr, "usage: tw_fuzz ioctl|model SEED SECONDS\n");
+	if (argc < 4 || (strcmp(argv[1], "ioctl") && strcmp(argv[1], "model") &&
+			 strcmp(argv[1], "stress"))) {
+		fprintf(stderr, "usage: tw_fuzz ioctl|model|stress SEED SECONDS [STORM]\n");
 		return 2;
 	}
+	if (argc > 4)
+		storm_size = strtoul(argv[4], NULL, 0);
 	seed = strtoull(argv[2], NULL, 0);
 	if (!seed)
 		seed = clock_now(CLOCK_REALTIME) ^ ((uint64_t)getpid() << 32);
 	rng = seed | 1;
 	seconds = strtoul(argv[3], NULL, 0);
-	printf("# tw_fuzz %s seed=%" PRIu64 " seconds=%u\n", argv[1], seed, seconds);
+	printf("# tw_fuzz %s seed=%llu seconds=%u\n", argv[1], seed, seconds);
+	if (!strcmp(argv[1], "stress"))
+		return fuzz_stress(seconds);
 	return strcmp(argv[1], "ioctl") ? fuzz_model(seconds) : fuzz_ioctl(seconds);
 }

@@ -66,25 +66,37 @@ static void grow(struct tw_ids *ids, unsigned long more)
 	tw_ids_unprepare(&prep);
 }
 
+/* Insert node @i with @id, as the device would; false if refused. */
+static bool insert(struct tw_ids *ids, unsigned int i, uint64_t id, bool withhold)
+{
+	if (in[i] || tw_ids_overloaded(ids))
+		return false;
+	if (!withhold)
+		grow(ids, 1);
+	node[i].id = id;
+	if (model_find(id)) {
+		CHECK(tw_ids_insert(ids, &node[i]) == model_find(id));
+		return false;
+	}
+	CHECK(!tw_ids_insert(ids, &node[i]));
+	in[i] = true;
+	nr_in++;
+	return true;
+}
+
 static void step(struct tw_ids *ids, struct input *inp, bool *withhold)
 {
-	unsigned int op = take(inp, 1), i = take(inp, 2) % N;
+	unsigned int op = take(inp, 1), i = take(inp, 2) % N, j;
 	uint64_t id = op & 0x80 ? take(inp, 8) : take(inp, 1);
 
 	switch (op % 8) {
-	case 0 ... 3:
-		if (in[i] || tw_ids_overloaded(ids))
-			break;
-		if (!*withhold)
-			grow(ids, 1 + op / 8 % 4);
-		node[i].id = id;
-		if (model_find(id)) {
-			CHECK(tw_ids_insert(ids, &node[i]) == model_find(id));
-		} else {
-			CHECK(!tw_ids_insert(ids, &node[i]));
-			in[i] = true;
-			nr_in++;
-		}
+	case 0 ... 2:
+		insert(ids, i, id, *withhold);
+		break;
+	case 3:
+		/* A run of ids, so that inputs reach the splits (past 512). */
+		for (j = 0; j < 2 * (op >> 3); j++)
+			insert(ids, (i + j) % N, id + j, *withhold);
 		break;
 	case 4 ... 5:
 		if (!in[i])

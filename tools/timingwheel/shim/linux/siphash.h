@@ -9,12 +9,15 @@
 
 #include <linux/types.h>
 
-typedef struct {
+struct tw_shim_hsiphash_key {
 	unsigned long key[2];
-} hsiphash_key_t;
+};
+
+#define hsiphash_key_t		struct tw_shim_hsiphash_key
 
 #define lower_32_bits(n)	((u32)((n) & 0xffffffff))
 #define upper_32_bits(n)	((u32)((u64)(n) >> 32))
+/* One thread in userspace: no race to annotate. */
 #define data_race(expr)		(expr)
 
 static inline u32 hsiphash_2u32(u32 a, u32 b, const hsiphash_key_t *key)

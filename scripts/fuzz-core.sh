@@ -1,0 +1,39 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Coverage-guided fuzzing of the wheel and the id index in userspace:
+# libFuzzer with ASan and UBSan, each target against its reference model
+# (tools/timingwheel/fuzz/).  Bounded: TW_FUZZ_SECONDS per target (default
+# 30; make soak runs longer), seeded (TW_FUZZ_SEED replays a run; the seed
+# is printed either way).  Starts from the corpus kept in the repository;
+# what it finds stays in the cache.  Fails on any crash, leak, sanitizer
+# report or hang (10 s per input).
+#
+#   scripts/fuzz-core.sh
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+tw_need clang libclang-rt-14-dev
+secs=${TW_FUZZ_SECONDS:-30}
+seed=${TW_FUZZ_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+make -s -C "$TW_ROOT/tools/timingwheel" fuzzers >&2 || tw_die "fuzzers do not build"
+status=0
+for t in core ids; do
+	work=$TW_CACHE/run/fuzz-$t
+	mkdir -p "$work/corpus"
+	rm -f "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/oom-*
+	tw_log "fuzz_$t: seed $seed, $secs s"
+	(cd "$work" && "$TW_ROOT/tools/timingwheel/build/fuzz_$t" -seed="$seed" \
+		-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
+		-print_final_stats=1 "$work/corpus" "$TW_ROOT/tools/timingwheel/fuzz/corpus/$t") \
+		>"$work.log" 2>&1
+	rc=$?
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work.log")
+	if [ $rc -ne 0 ] || ls "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/oom-* >/dev/null 2>&1; then
+		grep -E 'ERROR|SUMMARY|#[0-9]+ .* in ' "$work.log" | head -20 >&2
+		tw_log "fuzz_$t FAILED (seed $seed; log $work.log; the input is in $work)"
+		status=1
+	else
+		tw_log "fuzz_$t: ${runs:-?} inputs, no failure (seed $seed)"
+	fi
+done
+exit $status
