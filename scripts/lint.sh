@@ -13,7 +13,7 @@ status=0
 
 mapfile -t files < <(cd "$TW_ROOT" && git ls-files -co --exclude-standard '*.c' '*.h' |
 	grep -v '^tools/timingwheel/fuzz/')
-mapfile -t fuzzers < <(cd "$TW_ROOT" && git ls-files -co --exclude-standard 'tools/timingwheel/fuzz/*.c')
+mapfile -t fuzzers < <(cd "$TW_ROOT" && git ls-files -co --exclude-standard 'tools/timingwheel/fuzz/*.[ch]')
 tw_log "checkpatch --strict on $((${#files[@]} + ${#fuzzers[@]})) files"
 # libFuzzer names its entry point LLVMFuzzerTestOneInput: no CamelCase check there.
 if (cd "$TW_ROOT" && perl "$src/scripts/checkpatch.pl" --no-tree --strict --terse \

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_input.h"
 #include "tw_core.h"
 
 #define N	64
@@ -28,22 +29,6 @@ struct probe {
 static struct tw_wheel wheel;
 static struct probe probe[N];
 static unsigned int nr_pending;
-
-struct input {
-	const uint8_t	*p;
-	size_t		left;
-};
-
-/* @bytes little-endian bytes of input; zeros once it runs out. */
-static u64 take(struct input *in, unsigned int bytes)
-{
-	u64 v = 0;
-	unsigned int i;
-
-	for (i = 0; i < bytes && in->left; i++, in->left--)
-		v |= (u64)*in->p++ << (8 * i);
-	return v;
-}
 
 /* A distance: mostly short, sometimes across levels, sometimes huge. */
 static u64 take_delta(struct input *in)

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "fuzz_input.h"
 #include "tw_ids.h"
 
 #define N	1024
@@ -20,21 +21,6 @@
 static struct tw_id_node node[N];
 static bool in[N];
 static unsigned long nr_in, drained;
-
-struct input {
-	const uint8_t	*p;
-	size_t		left;
-};
-
-static uint64_t take(struct input *in_, unsigned int bytes)
-{
-	uint64_t v = 0;
-	unsigned int i;
-
-	for (i = 0; i < bytes && in_->left; i++, in_->left--)
-		v |= (uint64_t)*in_->p++ << (8 * i);
-	return v;
-}
 
 /* The entry holding @id in the model, or NULL. */
 static struct tw_id_node *model_find(uint64_t id)
