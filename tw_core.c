@@ -50,7 +50,7 @@
  *
  * Costs, for L levels: start O(1) (a table gives the level), stop O(1), next
  * event O(L), advance O(L) per occupied slot reached plus O(1) per timer
- * fired or cascaded.  Memory: the wheel is a fixed ~5 KiB, a timer 32 bytes.
+ * fired or cascaded.  Memory: the wheel is a fixed ~5 KiB, a timer 24 bytes.
  *
  * Expiry.  tw_advance() collects the timers due at each tick it reaches into
  * an expired list and hands them to the caller's callback one at a time, each
@@ -116,7 +116,23 @@ static void tw_enqueue(struct tw_wheel *w, struct tw_timer *t,
 
 	hlist_add_head(&t->entry, tw_slot(w, lvl, idx));
 	w->pending_map[lvl] |= BIT_ULL(idx);
-	t->slot = lvl * TW_LEVEL_SLOTS + idx;
+}
+
+/*
+ * A timer was just unlinked; @pprev is where its link was.  It pointed into
+ * tw_wheel.slots exactly when the timer was the first of a slot, and only
+ * then can the slot have become empty: a timer behind another leaves that
+ * one in place.  So the occupancy map is kept without the timer naming its
+ * slot.  The overdue and expired lists are not slots and have no bit.
+ */
+static void tw_unlinked(struct tw_wheel *w, struct hlist_node **pprev)
+{
+	unsigned long off = (unsigned long)pprev - (unsigned long)w->slots;
+	unsigned int slot = off / sizeof(w->slots[0]);
+
+	if (off < sizeof(w->slots) && !w->slots[slot].first)
+		w->pending_map[slot / TW_LEVEL_SLOTS] &=
+			~BIT_ULL(slot % TW_LEVEL_SLOTS);
 }
 
 /**
@@ -210,7 +226,6 @@ int tw_start(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires)
 	timer->expires = expires;
 	if (expires <= wheel->now) {
 		hlist_add_head(&timer->entry, &wheel->overdue);
-		timer->slot = TW_NO_SLOT;
 	} else {
 		lvl = tw_level_for(wheel, wheel->now, expires);
 		if (lvl == wheel->nr_levels || expires >= TW_MAX_TICK)
@@ -221,24 +236,27 @@ int tw_start(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires)
 	return 0;
 }
 
-/* True if a timer in wheel slot @slot may stay there when due at @expires. */
-static bool tw_slot_holds(const struct tw_wheel *w, u32 slot, u64 expires)
+/*
+ * True if a pending timer due at @t->expires may stay where it is when due
+ * at @expires instead.  A timer due after now is in a wheel slot, on a level
+ * no lower than the one a fresh start would pick now (the level a timer
+ * needs only falls as now advances, and cascades follow it down), and the
+ * slot it is in is given by its tick at that level.  So if the two ticks
+ * agree on every bit from that lowest possible level up, the timer is in
+ * the new tick's slot, inside the window, whatever level it is on; if that
+ * slot is a current one whose cascade a budget cut short, finishing the
+ * cascade places the timer by its new tick.  On level 0 this asks for the
+ * same tick.
+ */
+static bool tw_slot_holds(const struct tw_wheel *w, const struct tw_timer *t,
+			  u64 expires)
 {
-	unsigned int lvl = slot / TW_LEVEL_SLOTS, s = w->shift[lvl];
-	u64 ahead = (expires >> s) - (w->now >> s);
+	unsigned int s;
 
-	/*
-	 * Same slot, inside the window.  Above level 0 the slot is not the
-	 * current one (that is empty), so the timer stays at least one slot
-	 * ahead; or it is a current slot whose cascade a budget cut short, and
-	 * finishing that cascade places the timer by its new tick.  On level
-	 * 0, same slot and window mean the same tick, and a timer on the
-	 * expired list, whose stale slot is level 0's current one, only
-	 * matches a tick that is not after now.
-	 */
-	return expires > w->now && expires < TW_MAX_TICK &&
-	       ahead < tw_level_slots(w, lvl) &&
-	       tw_slot_index(w, lvl, expires) == slot % TW_LEVEL_SLOTS;
+	if (t->expires <= w->now || expires <= w->now)
+		return false;
+	s = w->shift[tw_level_for(w, w->now, t->expires)];
+	return (t->expires >> s) == (expires >> s);
 }
 
 /**
@@ -257,8 +275,7 @@ static bool tw_slot_holds(const struct tw_wheel *w, u32 slot, u64 expires)
  */
 int tw_modify(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires)
 {
-	if (tw_timer_pending(timer) && timer->slot != TW_NO_SLOT &&
-	    tw_slot_holds(wheel, timer->slot, expires)) {
+	if (tw_timer_pending(timer) && tw_slot_holds(wheel, timer, expires)) {
 		timer->expires = expires;
 		return 0;
 	}
@@ -280,20 +297,13 @@ int tw_modify(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires)
  */
 bool tw_stop(struct tw_wheel *wheel, struct tw_timer *timer)
 {
-	if (!tw_timer_pending(timer))
+	struct hlist_node **pprev = timer->entry.pprev;
+
+	if (!pprev)
 		return false;
 
 	hlist_del_init(&timer->entry);
-	/*
-	 * A timer on the expired list still names the level-0 slot it was
-	 * collected from.  That slot stays empty until the expired list is
-	 * drained, so clearing its bit when it is empty is right in both cases:
-	 * the map bit always ends up equal to "slot is non-empty".
-	 */
-	if (timer->slot != TW_NO_SLOT &&
-	    hlist_empty(&wheel->slots[timer->slot]))
-		wheel->pending_map[timer->slot / TW_LEVEL_SLOTS] &=
-			~BIT_ULL(timer->slot % TW_LEVEL_SLOTS);
+	tw_unlinked(wheel, pprev);
 	wheel->nr_pending--;
 	return true;
 }
@@ -546,7 +556,6 @@ static bool tw_run_expired(struct tw_wheel *w, unsigned int *left,
 			return false;
 		t = hlist_entry(w->expired.first, struct tw_timer, entry);
 		hlist_del_init(&t->entry);
-		t->slot = TW_NO_SLOT;
 		w->nr_pending--;
 		w->nr_fired++;
 		fn(t, data);

@@ -33,22 +33,25 @@ static_assert(TW_MAX_LEVELS * TW_MAX_LEVEL_BITS <= 60, "wheel wider than 60 bits
 /* tw_advance() with this budget fires every timer that is due. */
 #define TW_NO_BUDGET		UINT_MAX
 
-/* tw_timer.slot of a timer that is not in a wheel slot (see tw_stop()). */
-#define TW_NO_SLOT		U32_MAX
-
 /**
  * struct tw_timer - a timer node, embedded in the caller's object
- * @entry:   link in a slot, the overdue list or the expired list
- * @expires: the tick at which the timer fires
- * @slot:    index into tw_wheel.slots, or TW_NO_SLOT
+ * @entry:   link in a slot, the overdue list or the expired list, while
+ *           the timer is pending
+ * @link:    the caller's, while the timer is not pending: a fired timer
+ *           can wait on the caller's own queue at no extra cost
+ * @expires: the tick at which the timer fires; kept after it fired
  *
- * Initialise with tw_timer_init() before first use; after that the wheel
- * owns every field while the timer is pending.
+ * 24 bytes on 64-bit.  Which slot a timer is in is not stored: tw_stop()
+ * learns it from @entry when it matters (see there), and tw_modify() from
+ * the tick.  Initialise with tw_timer_init() before first use and again
+ * after using @link; while the timer is pending the wheel owns every field.
  */
 struct tw_timer {
-	struct hlist_node	entry;
+	union {
+		struct hlist_node	entry;
+		struct list_head	link;
+	};
 	u64			expires;
-	u32			slot;
 };
 
 /**
@@ -106,7 +109,6 @@ static inline void tw_timer_init(struct tw_timer *timer)
 {
 	INIT_HLIST_NODE(&timer->entry);
 	timer->expires = 0;
-	timer->slot = TW_NO_SLOT;
 }
 
 /* True while the timer is in the wheel: started, not yet fired or stopped. */

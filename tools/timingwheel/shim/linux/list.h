@@ -13,6 +13,11 @@ struct hlist_head {
 	struct hlist_node *first;
 };
 
+/* Only declared: tw_core.h lends a timer's link to its caller. */
+struct list_head {
+	struct list_head *next, *prev;
+};
+
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 #define hlist_entry(ptr, type, member) container_of(ptr, type, member)
