@@ -9,7 +9,9 @@
 #                         debug), e2e on Debian 6.1, 6.12 and 6.12-rt in QEMU
 #   make soak             the fuzzers for an hour each (SOAK_SECONDS=...)
 #   make bench-core       the wheel against a binary heap, in userspace
-#   make bench-device     the device against timerfd, in a 6.12 guest
+#   make bench-device     the device against timerfd and an in-process wheel:
+#                         kernel-side (UML), host native, a projection for
+#                         real hardware, and end to end in a 6.12 TCG guest
 #
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
@@ -38,7 +40,7 @@ demo:
 	bash scripts/demo.sh
 
 bench-device:
-	bash scripts/qemu-run.sh 6.12 bench
+	bash scripts/bench-device.sh
 
 bench-core:
 	$(MAKE) -C tools/timingwheel bench-core

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench_inproc: the positioning row of bench_device.  The same start, stop
+ * and expire workload on an in-process wheel: tw_core.c compiled into the
+ * benchmark (against tools/timingwheel/shim) behind ONE timerfd, the way an
+ * event loop would use it.
+ *
+ *   start  one clock_gettime() for "now" (the device reads its clock per
+ *          start too), tw_start() of the tick ceil(due / resolution), and a
+ *          timerfd_settime() only when the new timer is due before the one
+ *          the timerfd is armed for
+ *   stop   tw_stop(); the timerfd is left as it is: if it fires for a timer
+ *          that is gone, the loop finds nothing due and re-arms (lazy, as
+ *          event loops do, so a stop never costs a system call)
+ *   expire wait for the timerfd (poll + read), take the clock, advance the
+ *          wheel to floor(now / resolution), deliver what fired, re-arm the
+ *          timerfd for the wheel's next expiry
+ *
+ * Memory is the caller's own: one struct ip_timer per timer and one wheel.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "tw_core.h"
+
+/**
+ * struct ip_timer - the caller's object holding one wheel timer
+ * @t:   the wheel's node; the wheel owns it while pending
+ * @idx: index of this timer in the run's due[] array
+ */
+struct ip_timer {
+	struct tw_timer	t;
+	uint32_t	idx;
+};
+
+/**
+ * struct ip_loop - a single-threaded event loop's timers
+ * @wheel:  the wheel, its tick is @res ns of CLOCK_MONOTONIC
+ * @timers: the timers, one per id
+ * @tfd:    the one timerfd; armed for tick @armed
+ * @res:    ns per tick
+ * @armed:  the tick the timerfd is armed for, TW_NO_EVENT if none
+ * @run:    the lateness run being delivered, or NULL
+ * @seen:   clock_gettime() after the timerfd's read() returned
+ */
+struct ip_loop {
+	struct tw_wheel	*wheel;
+	struct ip_timer	*timers;
+	int		tfd;
+	uint64_t	res;
+	uint64_t	armed;
+	struct lat_run	*run;
+	uint64_t	seen;
+};
+
+uint64_t bench_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+size_t inproc_timer_bytes(void)
+{
+	return sizeof(struct ip_timer);
+}
+
+size_t inproc_wheel_bytes(void)
+{
+	return sizeof(struct tw_wheel);
+}
+
+static int ip_init(struct ip_loop *l, uint32_t n, uint64_t res)
+{
+	uint32_t i;
+
+	memset(l, 0, sizeof(*l));
+	l->res = res;
+	l->armed = TW_NO_EVENT;
+	l->wheel = malloc(sizeof(*l->wheel));
+	l->timers = calloc(n, sizeof(*l->timers));
+	l->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (!l->wheel || !l->timers || l->tfd < 0 ||
+	    tw_init(l->wheel, NULL, 0, bench_now_ns() / res)) {
+		perror("bench-device: in-process wheel");
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		tw_timer_init(&l->timers[i].t);
+		l->timers[i].idx = i;
+	}
+	return 0;
+}
+
+static void ip_destroy(struct ip_loop *l)
+{
+	if (l->tfd >= 0)
+		close(l->tfd);
+	free(l->wheel);
+	free(l->timers);
+}
+
+/* Arm the timerfd for @tick (absolute), or disarm it for TW_NO_EVENT. */
+static int ip_arm(struct ip_loop *l, uint64_t tick)
+{
+	struct itimerspec its = { 0 };
+	uint64_t ns = tick == TW_NO_EVENT ? 0 : tick * l->res;
+
+	its.it_value.tv_sec = ns / NSEC_PER_SEC;
+	its.it_value.tv_nsec = ns % NSEC_PER_SEC;
+	/* Absolute 0 would disarm: tick 0 is long past, any value fires. */
+	if (tick != TW_NO_EVENT && !ns)
+		its.it_value.tv_nsec = 1;
+	l->armed = tick;
+	return timerfd_settime(l->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+/* Start timer @i due at @due ns (absolute): never fires before @due. */
+static int ip_start(struct ip_loop *l, uint32_t i, uint64_t due)
+{
+	uint64_t tick = (due + l->res - 1) / l->res;
+
+	if (tw_start(l->wheel, &l->timers[i].t, tick))
+		return -1;
+	if (tick < l->armed)
+		return ip_arm(l, tick);
+	return 0;
+}
+
+static double ip_startstop_once(struct ip_loop *l, uint32_t n, uint64_t ahead)
+{
+	uint64_t t0 = bench_now_ns();
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (ip_start(l, i, bench_now_ns() + ahead))
+			return -1;
+	for (i = 0; i < n; i++)
+		if (!tw_stop(l->wheel, &l->timers[i].t))
+			return -1;
+	return 2.0 * n * NSEC_PER_SEC / (bench_now_ns() - t0);
+}
+
+/* Best of @reps runs of @n starts then @n stops, @ahead_ns ahead; ops/s. */
+double inproc_startstop_rate(uint32_t n, uint64_t ahead_ns, unsigned int reps)
+{
+	struct ip_loop l;
+	double r, best = -1;
+	unsigned int i;
+
+	if (ip_init(&l, n, NSEC_PER_MSEC))
+		goto out;
+	for (i = 0; i < reps; i++) {
+		r = ip_startstop_once(&l, n, ahead_ns);
+		if (r < 0) {
+			fprintf(stderr, "bench-device: in-process start/stop failed\n");
+			best = -1;
+			break;
+		}
+		if (r > best)
+			best = r;
+		/* The next round starts with the timerfd armed, as a loop would. */
+	}
+out:
+	ip_destroy(&l);
+	return best;
+}
+
+static void ip_fired(struct tw_timer *t, void *data)
+{
+	struct ip_loop *l = data;
+	struct lat_run *run = l->run;
+	uint64_t due = run->due[container_of(t, struct ip_timer, t)->idx];
+
+	if (l->seen < due)
+		run->early++;
+	run->late[run->got++] = (int64_t)(l->seen - due);
+}
+
+/* One pass of the loop: wait for the timerfd, deliver, re-arm; 0 or -1. */
+static int ip_loop_once(struct ip_loop *l)
+{
+	struct pollfd pfd = { .fd = l->tfd, .events = POLLIN };
+	uint64_t ticks;
+	int ret;
+
+	ret = poll(&pfd, 1, LAT_WAIT_MS);
+	if (ret <= 0)
+		return ret < 0 && errno == EINTR ? 0 : -1;
+	if (read(l->tfd, &ticks, sizeof(ticks)) != sizeof(ticks))
+		return errno == EAGAIN ? 0 : -1;
+	l->seen = bench_now_ns();
+	tw_advance(l->wheel, l->seen / l->res, TW_NO_BUDGET, ip_fired, l);
+	return ip_arm(l, tw_next_expiry(l->wheel));
+}
+
+/* The lateness pattern @run on the in-process wheel at @res_ns per tick. */
+int inproc_lateness(struct lat_run *run, uint64_t res_ns)
+{
+	struct ip_loop l;
+	int ret = -1;
+	uint32_t i;
+
+	run->got = 0;
+	run->early = 0;
+	run->behind = 0;
+	if (ip_init(&l, run->n, res_ns))
+		goto out;
+	l.run = run;
+	for (i = 0; i < run->n; i++)
+		if (ip_start(&l, i, run->due[i]))
+			goto out;
+	while (run->got < run->n)
+		if (ip_loop_once(&l))
+			break;
+	ret = run->got == run->n ? 0 : -1;
+out:
+	ip_destroy(&l);
+	return ret;
+}
