@@ -2,632 +2,54 @@
 /*
  * /dev/timingwheel: many timers behind one file descriptor.
  *
- * Each open file is a client: a timing wheel (tw_core.c), an index of its
- * timers by the 64-bit ids the caller chose (tw_ids.c), a FIFO of fired
- * timers whose events wait to be read, and one hrtimer that drives the
- * wheel.
+ * Each open file is a client (tw_client.c): a timing wheel, an index of its
+ * timers by the 64-bit ids the caller chose, a FIFO of fired timers whose
+ * events wait to be read, and one hrtimer that drives the wheel.  This file
+ * is the misc device: the file operations, and the copies of the caller's
+ * structs in and out of userspace around the client's operations, which
+ * work on kernel memory only.  The design, the states of a timer, the lock
+ * and the limits are described in tw_client.c.
  *
- * A timer is one slab object, charged to the caller's memory cgroup and
- * counted against its user's max_user_timers, that lives from START until
- * its last event is read or it is stopped.  It is in exactly one of three
- * states, plus a flag:
- *
- *   ARMED    in the wheel, due at @due
- *   QUEUED   fired; on the client's event list, waiting for read()
- *   READING  taken by a read() that is copying its event to userspace
- *
- *   stopped  READING only: STOP took it out of the id index while its event
- *            was being copied, so the reader frees it whatever the copy's
- *            outcome (it is never re-armed or queued again)
- *
- * The event record is built from the timer itself, so expiry never
- * allocates and no event can be lost: a fired timer is its own queue entry.
- * A periodic timer is re-armed when its event is read, as timerfd does, so
- * an unread periodic timer costs nothing and its missed periods are counted
- * into the event's overrun instead of piling up.
- *
- * Time.  The wheel's tick is the client's resolution: tick k is the moment
- * the clock reaches k * resolution.  A timer due at T ns goes to tick
- * ceil(T / resolution), so it never fires before T and at most one
- * resolution step plus hrtimer latency after it.
- *
- * The hrtimer.  It is programmed for the next tick at which the wheel has
- * work, an expiry or a cascade (tw_next_event()), and cancelled when the
- * client has no timers, so an idle client costs nothing.  It runs in softirq
- * mode (HRTIMER_MODE_ABS_SOFT), which is also where PREEMPT_RT runs it, and
- * fires at most expiry_batch timers per callback; the rest of a burst goes
- * to follow-up callbacks TW_BURST_GAP_NS apart, so a million timers due at
- * once cannot hold a CPU in softirq.
- *
- * Locking.  One spinlock per client, taken with _bh from process context,
- * guards the wheel, the event list, the timer states, the hrtimer's
- * programming and the id index.  No hold of it is longer than a small
- * constant: a batch takes it per TW_CHUNK entries, a read per TW_CHUNK / 2
- * events, the hrtimer callback for at most expiry_batch expiries, and
- * GET_INFO looks at no more than TW_INFO_SCAN timers.  read() holds a mutex
- * across the copy to userspace so that concurrent readers see events in
- * order; an O_NONBLOCK read never sleeps on it.  close() cancels the
- * hrtimer, waiting for a callback in flight, before it frees the timers.
- *
- * Limits.  Every allocation a caller causes is charged to its memory cgroup
- * and may fail (__GFP_RETRY_MAYFAIL: the caller gets ENOMEM, nobody is OOM
- * killed on its behalf).  Without a cgroup limit, each user (by effective
- * uid at open) may hold at most max_user_timers timers and max_user_files
- * open files, so what one user can pin is bounded (uapi.rst, "Limits").
+ * read() holds the client's read mutex across the copy to userspace, so
+ * that concurrent readers see events in order; it never holds it while
+ * waiting for events, and an O_NONBLOCK read never sleeps on it.  close()
+ * destroys the client, which cancels the hrtimer, waiting for a callback in
+ * flight, before it frees the timers.
  */
 
-#include <linux/cred.h>
 #include <linux/fs.h>
-#include <linux/hashtable.h>
-#include <linux/hrtimer.h>
-#include <linux/ktime.h>
-#include <linux/lockdep.h>
-#include <linux/math64.h>
-#include <linux/mm.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
-#include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <linux/spinlock.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 #include <uapi/linux/timingwheel.h>
 
-#include "tw_compat.h"
-#include "tw_core.h"
-#include "tw_ids.h"
-
-#define TW_MIN_RESOLUTION_NS	1000ULL
-#define TW_MAX_RESOLUTION_NS	NSEC_PER_SEC
-/* The pause between two follow-up callbacks of a burst. */
-#define TW_BURST_GAP_NS		20000ULL
-/* Batch entries per lock hold; a read() takes half as many events. */
-#define TW_CHUNK		32
-/* GET_INFO and fdinfo look at no more timers of one wheel slot than this. */
-#define TW_INFO_SCAN		64
-/*
- * Allocations a caller causes: charged to its memory cgroup, and allowed to
- * fail rather than invoke the OOM killer, globally or in the cgroup.
- */
-#define TW_GFP			(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
-/* What one timer pins: its object and about one index bucket. */
-#define TW_TIMER_COST		(sizeof(struct tw_ktimer) + sizeof(void *))
-
-static unsigned int max_timers = 1U << 20;
-module_param(max_timers, uint, 0644);
-MODULE_PARM_DESC(max_timers, "most timers one open file may hold (default 1048576)");
-
-/* 0 at load: derived from the machine's memory in tw_module_init(). */
-static unsigned long max_user_timers;
-module_param(max_user_timers, ulong, 0644);
-MODULE_PARM_DESC(max_user_timers,
-		 "most timers one user may hold in all its files (default: 4% of memory)");
-
-static unsigned int max_user_files = 1024;
-module_param(max_user_files, uint, 0644);
-MODULE_PARM_DESC(max_user_files, "most open files one user may have (default 1024)");
-
-static unsigned int default_resolution_ns = 1000000;
-module_param(default_resolution_ns, uint, 0644);
-MODULE_PARM_DESC(default_resolution_ns,
-		 "tick length of a new file, 1000..1000000000 ns (default 1 ms)");
-
-static unsigned int expiry_batch = 1024;
-module_param(expiry_batch, uint, 0644);
-MODULE_PARM_DESC(expiry_batch, "most expiries per hrtimer callback (default 1024)");
-
-enum tw_state {
-	TW_ARMED,
-	TW_QUEUED,
-	TW_READING,
-};
-
-/**
- * struct tw_user - what one user holds, across all its files
- * @node:   link in tw_users; guarded by tw_users_lock
- * @uid:    the effective uid of the opener; constant
- * @files:  open files; guarded by tw_users_lock
- * @timers: timers allocated for the user's files, spares included; atomic,
- *          charged before the client's lock is taken and released where a
- *          timer is freed
- */
-struct tw_user {
-	struct hlist_node	node;
-	kuid_t			uid;
-	unsigned int		files;
-	atomic_long_t		timers;
-};
-
-/**
- * struct tw_ktimer - one timer of a client
- * @node:     the wheel's part; guarded by tw_client.lock while ARMED
- * @idn:      the id index's part, with the caller's id; in the index in every
- *            state unless @stopped; guarded by tw_client.lock
- * @event:    link in tw_client.events (QUEUED) or a reader's private list
- *            (READING); guarded by tw_client.lock, or owned by that reader
- * @due:      ns on the client's clock of the (last) expiry; tw_client.lock
- * @fired:    ns on the clock when the wheel fired it; tw_client.lock
- * @interval: the period in ns, 0 for one-shot; tw_client.lock
- * @state:    TW_ARMED, TW_QUEUED or TW_READING; tw_client.lock
- * @stopped:  READING and stopped meanwhile: the reader frees it;
- *            tw_client.lock
- */
-struct tw_ktimer {
-	struct tw_timer		node;
-	struct tw_id_node	idn;
-	struct list_head	event;
-	u64			due;
-	u64			fired;
-	u64			interval;
-	u8			state;
-	bool			stopped;
-};
-
-/**
- * struct tw_client - one open file of /dev/timingwheel
- * @lock:       guards every field below up to @started, and the timers
- * @wheel:      the timing wheel of ARMED timers
- * @ids:        every timer by id, whatever its state (but stopped READING)
- * @events:     QUEUED timers in firing order
- * @nr_timers:  timers that exist, in any state
- * @nr_queued:  timers on @events; also read without the lock (tw_poll())
- * @resolution: ns per wheel tick; changed only while no timer was started
- * @fire_ns:    the clock at the current advance, for tw_fire()
- * @clockid:    CLOCK_MONOTONIC or CLOCK_BOOTTIME; as @resolution
- * @started:    a timer was started once: the clock is fixed
- * @hrtimer:    drives the wheel; programmed under @lock
- * @wq:         readers and pollers waiting for events
- * @read_mutex: serialises read()'s copies to userspace, so that events
- *              leave in order; never held while waiting for events
- * @user:       the opener's limits; constant
- */
-struct tw_client {
-	spinlock_t		lock;		/* see the kernel-doc above */
-	struct tw_wheel		wheel;
-	struct tw_ids		ids;
-	struct list_head	events;
-	u64			nr_timers;
-	u64			nr_queued;
-	u64			resolution;
-	u64			fire_ns;
-	clockid_t		clockid;
-	bool			started;
-	struct hrtimer		hrtimer;
-	wait_queue_head_t	wq;
-	struct mutex		read_mutex;	/* see the kernel-doc above */
-	struct tw_user		*user;
-};
-
-/**
- * struct tw_spares - timers allocated for a chunk, before the lock
- * @t:   the objects, a stack
- * @nr:  how many are left
- * @err: what a start that finds none left fails with: -ENOSPC if the
- *       user's limit held the chunk back, else -ENOMEM
- */
-struct tw_spares {
-	struct tw_ktimer	*t[TW_CHUNK];
-	unsigned int		nr;
-	int			err;
-};
-
-static struct kmem_cache *tw_timer_cache;
-
-/* Every user with an open file, by uid. */
-static DEFINE_HASHTABLE(tw_users, 6);
-static DEFINE_SPINLOCK(tw_users_lock);
+#include "tw_client.h"
 
 /*
- * Find or create the opener's entry and count one more file, or fail with
- * -EMFILE at max_user_files.
+ * A batch's entries are in the caller's memory; @arg points to the user
+ * pointer to them.  Only the results go back: the rest of each entry is the
+ * caller's own input, and writing it back would double the bytes a batch
+ * moves.
  */
-static struct tw_user *tw_user_get(kuid_t uid)
+static int tw_get_ops(void *arg, unsigned int done, struct tw_op *ops,
+		      unsigned int n)
 {
-	struct tw_user *u, *new = kzalloc(sizeof(*new), GFP_KERNEL);
-	int err = 0;
+	struct tw_op __user *uops = *(struct tw_op __user **)arg + done;
 
-	if (!new)
-		return ERR_PTR(-ENOMEM);
-	spin_lock(&tw_users_lock);
-	hash_for_each_possible(tw_users, u, node, __kuid_val(uid))
-		if (uid_eq(u->uid, uid))
-			goto found;
-	u = new;
-	new = NULL;
-	u->uid = uid;
-	hash_add(tw_users, &u->node, __kuid_val(uid));
-found:
-	if (u->files >= READ_ONCE(max_user_files))
-		err = -EMFILE;
-	else
-		u->files++;
-	/* A new entry is only left behind with a file counted. */
-	if (err && !u->files) {
-		hash_del(&u->node);
-		new = u;
-	}
-	spin_unlock(&tw_users_lock);
-	kfree(new);
-	return err ? ERR_PTR(err) : u;
+	return copy_from_user(ops, uops, n * sizeof(*ops)) ? -EFAULT : 0;
 }
 
-static void tw_user_put(struct tw_user *u)
-{
-	spin_lock(&tw_users_lock);
-	if (--u->files) {
-		u = NULL;
-	} else {
-		WARN_ON_ONCE(atomic_long_read(&u->timers));
-		hash_del(&u->node);
-	}
-	spin_unlock(&tw_users_lock);
-	kfree(u);
-}
-
-/* Charge up to @n timers to @u; return how many its limit allowed. */
-static unsigned int tw_user_charge(struct tw_user *u, unsigned int n)
-{
-	unsigned long max = READ_ONCE(max_user_timers);
-	long cur = atomic_long_read(&u->timers);
-
-	do {
-		if (cur >= max)
-			return 0;
-		n = min_t(unsigned long, n, max - cur);
-	} while (!atomic_long_try_cmpxchg(&u->timers, &cur, cur + n));
-	return n;
-}
-
-static void tw_user_uncharge(struct tw_user *u, unsigned long n)
-{
-	atomic_long_sub(n, &u->timers);
-}
-
-static u64 tw_clock_ns(const struct tw_client *c)
-{
-	return c->clockid == CLOCK_BOOTTIME ? ktime_get_boottime_ns() :
-					      ktime_get_ns();
-}
-
-/* The first tick at or after @ns: a timer there never fires early. */
-static u64 tw_tick_ceil(const struct tw_client *c, u64 ns)
-{
-	u64 rem, tick = div64_u64_rem(ns, c->resolution, &rem);
-
-	return tick + (rem != 0);
-}
-
-/* The moment tick @tick begins, saturated to what a ktime can hold. */
-static u64 tw_tick_ns(const struct tw_client *c, u64 tick)
-{
-	if (tick > div64_u64(KTIME_MAX, c->resolution))
-		return KTIME_MAX;
-	return tick * c->resolution;
-}
-
-static struct tw_ktimer *tw_lookup(struct tw_client *c, u64 id)
-{
-	struct tw_id_node *idn;
-
-	lockdep_assert_held(&c->lock);
-	idn = tw_ids_find(&c->ids, id);
-
-	return idn ? container_of(idn, struct tw_ktimer, idn) : NULL;
-}
-
-static void tw_free(struct tw_client *c, struct tw_ktimer *t)
-{
-	lockdep_assert_held(&c->lock);
-	kmem_cache_free(tw_timer_cache, t);
-	tw_user_uncharge(c->user, 1);
-	c->nr_timers--;
-}
-
-/* Forget a timer that is in no list: out of the index, back to the slab. */
-static void tw_forget(struct tw_client *c, struct tw_ktimer *t)
-{
-	tw_ids_remove(&c->ids, &t->idn);
-	tw_free(c, t);
-}
-
-/* tw_advance() callback: the timer becomes its own event. */
-static void tw_fire(struct tw_timer *node, void *data)
-{
-	struct tw_client *c = data;
-	struct tw_ktimer *t = container_of(node, struct tw_ktimer, node);
-
-	lockdep_assert_held(&c->lock);
-	t->fired = c->fire_ns;
-	t->state = TW_QUEUED;
-	list_add_tail(&t->event, &c->events);
-	c->nr_queued++;
-}
-
-/*
- * Bring the wheel up to the clock, firing at most expiry_batch timers.
- * Return the number fired; the caller wakes readers after unlocking.
- */
-static unsigned int tw_catch_up(struct tw_client *c, u64 now)
-{
-	lockdep_assert_held(&c->lock);
-	c->fire_ns = now;
-	return tw_advance(&c->wheel, div64_u64(now, c->resolution),
-			  max(READ_ONCE(expiry_batch), 1U), tw_fire, c);
-}
-
-/*
- * Program the hrtimer for the wheel's next work, unless it is already
- * programmed no later than that: an early callback costs one wakeup, a
- * late one would make a timer late.  With no timer left, stop it.
- */
-static void tw_program(struct tw_client *c, u64 now)
-{
-	u64 next;
-
-	lockdep_assert_held(&c->lock);
-	if (tw_has_due(&c->wheel)) {
-		next = now + TW_BURST_GAP_NS;
-	} else {
-		next = tw_next_event(&c->wheel, U64_MAX);
-		if (next == TW_NO_EVENT) {
-			hrtimer_try_to_cancel(&c->hrtimer);
-			return;
-		}
-		next = tw_tick_ns(c, next);
-	}
-	/* Every start is under the lock, so the queued expiry is current. */
-	if (hrtimer_is_queued(&c->hrtimer) &&
-	    (u64)hrtimer_get_expires_ns(&c->hrtimer) <= next)
-		return;
-	hrtimer_start(&c->hrtimer, ns_to_ktime(next), HRTIMER_MODE_ABS_SOFT);
-}
-
-static void tw_wake_readers(struct tw_client *c)
-{
-	wake_up_interruptible_poll(&c->wq, EPOLLIN | EPOLLRDNORM);
-}
-
-static enum hrtimer_restart tw_hrtimer_fn(struct hrtimer *hrtimer)
-{
-	struct tw_client *c = container_of(hrtimer, struct tw_client, hrtimer);
-	unsigned int fired;
-	u64 now;
-
-	spin_lock(&c->lock);
-	now = tw_clock_ns(c);
-	fired = tw_catch_up(c, now);
-	tw_program(c, now);
-	spin_unlock(&c->lock);
-	if (fired)
-		tw_wake_readers(c);
-	return HRTIMER_NORESTART;
-}
-
-/* Arm @t for the expiry at @due ns; it is new or not in the wheel. */
-static int tw_arm(struct tw_client *c, struct tw_ktimer *t, u64 due)
-{
-	int ret;
-
-	lockdep_assert_held(&c->lock);
-	ret = tw_start(&c->wheel, &t->node, tw_tick_ceil(c, due));
-	if (!ret) {
-		t->due = due;
-		t->state = TW_ARMED;
-	}
-	return ret;
-}
-
-/* Re-arm an existing timer for TW_TIMER_REPLACE. */
-static int tw_rearm(struct tw_client *c, struct tw_ktimer *t, u64 due,
-		    u64 interval)
-{
-	int ret;
-
-	lockdep_assert_held(&c->lock);
-	/* A read() is delivering its event right now. */
-	if (t->state == TW_READING)
-		return -EBUSY;
-	/* Moves an armed timer; starts a fired one, which is in no slot. */
-	ret = tw_modify(&c->wheel, &t->node, tw_tick_ceil(c, due));
-	if (ret)
-		return ret;
-	if (t->state == TW_QUEUED) {
-		/* The unread event of the old expiry is withdrawn. */
-		list_del(&t->event);
-		c->nr_queued--;
-	}
-	t->due = due;
-	t->state = TW_ARMED;
-	t->interval = interval;
-	return 0;
-}
-
-/* START one timer; a timer that is created takes the top spare. */
-static int tw_do_start(struct tw_client *c, const struct tw_op *op, u64 now,
-		       struct tw_spares *spares)
-{
-	struct tw_ktimer *t;
-	u64 due;
-	int ret;
-
-	if ((op->flags & ~TW_TIMER_FLAGS) || op->__reserved)
-		return -EINVAL;
-	if (op->interval && op->interval < c->resolution)
-		return -EINVAL;
-	if (op->flags & TW_TIMER_ABSTIME)
-		due = op->value;
-	else if (check_add_overflow(now, op->value, &due))
-		return -ERANGE;
-	if (due > KTIME_MAX)
-		return -ERANGE;
-
-	if (op->flags & TW_TIMER_REPLACE) {
-		t = tw_lookup(c, op->id);
-		if (t)
-			return tw_rearm(c, t, due, op->interval);
-	}
-	if (c->nr_timers >= READ_ONCE(max_timers))
-		return tw_lookup(c, op->id) ? -EEXIST : -ENOSPC;
-	if (!spares->nr)
-		return tw_lookup(c, op->id) ? -EEXIST : spares->err;
-	/* No memory for the index to grow into: keep its chains short. */
-	if (tw_ids_overloaded(&c->ids))
-		return -ENOMEM;
-
-	t = spares->t[spares->nr - 1];
-	tw_timer_init(&t->node);
-	t->idn.id = op->id;
-	t->interval = op->interval;
-	t->stopped = false;
-	ret = tw_arm(c, t, due);
-	if (ret)
-		return ret;
-	/* One pass over the bucket both finds a duplicate and inserts. */
-	if (tw_ids_insert(&c->ids, &t->idn)) {
-		tw_stop(&c->wheel, &t->node);
-		return -EEXIST;
-	}
-	spares->nr--;
-	c->nr_timers++;
-	c->started = true;
-	return 0;
-}
-
-/* STOP one timer; return TW_STOPPED_* or -ENOENT. */
-static int tw_do_stop(struct tw_client *c, const struct tw_op *op)
-{
-	struct tw_ktimer *t;
-
-	if (op->flags || op->value || op->interval || op->__reserved)
-		return -EINVAL;
-	t = tw_lookup(c, op->id);
-	if (!t)
-		return -ENOENT;
-
-	switch (t->state) {
-	case TW_ARMED:
-		tw_stop(&c->wheel, &t->node);
-		tw_forget(c, t);
-		return TW_STOPPED_PENDING;
-	case TW_QUEUED:
-		list_del(&t->event);
-		c->nr_queued--;
-		tw_forget(c, t);
-		return TW_STOPPED_EXPIRED;
-	default:
-		/*
-		 * A read() is delivering its event right now.  The timer leaves
-		 * the index and the reader frees it, whether its copy succeeds
-		 * or fails: no later read returns this event.  For a one-shot
-		 * timer that read is its end, as if it had already happened;
-		 * a periodic one is kept from re-arming.
-		 */
-		tw_ids_remove(&c->ids, &t->idn);
-		t->stopped = true;
-		return t->interval ? TW_STOPPED_PENDING : -ENOENT;
-	}
-}
-
-/* Apply @n operations under one lock hold; the starts take @spares. */
-static void tw_apply(struct tw_client *c, struct tw_op *ops, unsigned int n,
-		     struct tw_spares *spares)
-{
-	unsigned int i, fired;
-	u64 now;
-
-	spin_lock_bh(&c->lock);
-	now = tw_clock_ns(c);
-	fired = tw_catch_up(c, now);
-	for (i = 0; i < n; i++) {
-		struct tw_op *op = &ops[i];
-
-		switch (op->op) {
-		case TW_OP_START:
-			op->result = tw_do_start(c, op, now, spares);
-			break;
-		case TW_OP_STOP:
-			op->result = tw_do_stop(c, op);
-			break;
-		default:
-			op->result = -EINVAL;
-		}
-	}
-	tw_program(c, now);
-	spin_unlock_bh(&c->lock);
-	if (fired)
-		tw_wake_readers(c);
-}
-
-/*
- * Preallocate timers for @starts starts, as many as the user's limit and
- * memory allow; a start left without one fails with @spares->err.
- */
-static void tw_alloc_spares(struct tw_client *c, unsigned int starts,
-			    struct tw_spares *spares)
-{
-	unsigned int n = tw_user_charge(c->user, starts);
-
-	spares->err = n < starts ? -ENOSPC : -ENOMEM;
-	spares->nr = n ? kmem_cache_alloc_bulk(tw_timer_cache, TW_GFP, n,
-					       (void **)spares->t) : 0;
-	if (spares->nr < n)
-		spares->err = -ENOMEM;
-	tw_user_uncharge(c->user, n - spares->nr);
-}
-
-/* Give back what the starts did not take. */
-static void tw_free_spares(struct tw_client *c, struct tw_spares *spares)
-{
-	if (!spares->nr)
-		return;
-	kmem_cache_free_bulk(tw_timer_cache, spares->nr, (void **)spares->t);
-	tw_user_uncharge(c->user, spares->nr);
-	spares->nr = 0;
-}
-
-/*
- * Hand the id index the memory its next splits need, got before the lock
- * is taken: the index never allocates under it.
- */
-static void tw_grow_ids(struct tw_client *c, unsigned int starts)
-{
-	struct tw_ids_prep prep;
-
-	tw_ids_prepare(&c->ids, starts, &prep, TW_GFP);
-	if (!prep.seg && !prep.dir)
-		return;
-	spin_lock_bh(&c->lock);
-	tw_ids_commit(&c->ids, &prep, starts);
-	spin_unlock_bh(&c->lock);
-	tw_ids_unprepare(&prep);
-}
-
-static void tw_apply_chunk(struct tw_client *c, struct tw_op *ops,
-			   unsigned int n)
-{
-	struct tw_spares spares;
-	unsigned int i, starts = 0;
-
-	for (i = 0; i < n; i++)
-		starts += ops[i].op == TW_OP_START;
-	tw_alloc_spares(c, starts, &spares);
-	tw_grow_ids(c, starts);
-	tw_apply(c, ops, n, &spares);
-	tw_free_spares(c, &spares);
-}
-
-/*
- * Only the results go back: the rest of each entry is the caller's own
- * input, and writing it back would double the bytes a batch moves.
- */
-static int tw_put_results(struct tw_op __user *uops, const struct tw_op *ops,
+static int tw_put_results(void *arg, unsigned int done, const struct tw_op *ops,
 			  unsigned int n)
 {
+	struct tw_op __user *uops = *(struct tw_op __user **)arg + done;
 	unsigned int i;
 
 	if (!user_write_access_begin(uops, n * sizeof(*uops)))
@@ -641,42 +63,22 @@ fault:
 	return -EFAULT;
 }
 
+static const struct tw_batch_io tw_user_batch = {
+	.get	= tw_get_ops,
+	.put	= tw_put_results,
+};
+
 static long tw_ioctl_batch(struct tw_client *c, void __user *argp)
 {
 	struct tw_op __user *uops;
 	struct tw_batch batch;
-	unsigned int done, n;
-	struct tw_op *ops;
-	long ret = 0;
 
 	if (copy_from_user(&batch, argp, sizeof(batch)))
 		return -EFAULT;
 	if (batch.flags || batch.__reserved || batch.count > TW_BATCH_MAX)
 		return -EINVAL;
-	ops = kmalloc_array(TW_CHUNK, sizeof(*ops), GFP_KERNEL);
-	if (!ops)
-		return -ENOMEM;
 	uops = u64_to_user_ptr(batch.ops);
-
-	for (done = 0; done < batch.count; done += n) {
-		n = min_t(unsigned int, batch.count - done, TW_CHUNK);
-		if (copy_from_user(ops, uops + done, n * sizeof(*ops))) {
-			ret = -EFAULT;
-			break;
-		}
-		tw_apply_chunk(c, ops, n);
-		if (tw_put_results(uops + done, ops, n)) {
-			ret = -EFAULT;
-			break;
-		}
-		if (fatal_signal_pending(current)) {
-			ret = -EINTR;
-			break;
-		}
-		cond_resched();
-	}
-	kfree(ops);
-	return ret;
+	return tw_client_batch(c, batch.count, &tw_user_batch, &uops);
 }
 
 static long tw_ioctl_start(struct tw_client *c, void __user *argp)
@@ -691,114 +93,45 @@ static long tw_ioctl_start(struct tw_client *c, void __user *argp)
 	op.interval = spec.interval;
 	op.flags = spec.flags;
 	op.__reserved = spec.__reserved;
-	tw_apply_chunk(c, &op, 1);
+	tw_client_apply(c, &op, 1);
 	return op.result;
 }
 
 static long tw_ioctl_stop(struct tw_client *c, void __user *argp)
 {
 	struct tw_stop stop;
-	struct tw_op op = { .op = TW_OP_STOP };
-	struct tw_spares none = { .err = -ENOMEM };
 
 	if (copy_from_user(&stop, argp, sizeof(stop)))
 		return -EFAULT;
 	if (stop.flags || stop.__reserved)
 		return -EINVAL;
-	op.id = stop.id;
-	tw_apply(c, &op, 1, &none);
 	/* The result is the return value: no copy-out can lose it. */
-	return op.result;
-}
-
-/*
- * Bind the hrtimer to the client's clock and start an empty wheel at that
- * clock's current tick.  An hrtimer's clock is fixed at setup, so this is
- * only for a client whose hrtimer is idle: new, or without a timer yet.
- */
-static void tw_set_clock(struct tw_client *c)
-{
-	tw_hrtimer_setup(&c->hrtimer, tw_hrtimer_fn, c->clockid,
-			 HRTIMER_MODE_ABS_SOFT);
-	tw_init(&c->wheel, NULL, 0, div64_u64(tw_clock_ns(c), c->resolution));
+	return tw_client_stop(c, stop.id);
 }
 
 static long tw_ioctl_set_config(struct tw_client *c, void __user *argp)
 {
 	struct tw_config cfg;
-	u64 res;
-	int ret = 0;
 
 	if (copy_from_user(&cfg, argp, sizeof(cfg)))
 		return -EFAULT;
 	if (cfg.flags || cfg.__reserved[0] || cfg.__reserved[1])
 		return -EINVAL;
-	if (cfg.clockid != CLOCK_MONOTONIC && cfg.clockid != CLOCK_BOOTTIME)
-		return -EINVAL;
-	res = cfg.resolution_ns;
-	if (res && (res < TW_MIN_RESOLUTION_NS || res > TW_MAX_RESOLUTION_NS))
-		return -EINVAL;
-
-	spin_lock_bh(&c->lock);
-	if (c->started) {
-		ret = -EBUSY;
-	} else {
-		c->clockid = cfg.clockid;
-		if (res)
-			c->resolution = res;
-		tw_set_clock(c);
-	}
-	spin_unlock_bh(&c->lock);
-	return ret;
-}
-
-static void tw_fill_info(struct tw_client *c, struct tw_info *info)
-{
-	u64 next, max;
-
-	memset(info, 0, sizeof(*info));
-	spin_lock_bh(&c->lock);
-	info->now = tw_clock_ns(c);
-	info->clockid = c->clockid;
-	info->resolution_ns = c->resolution;
-	max = tw_tick_ns(c, tw_max_expiry(&c->wheel) - 1);
-	info->range_ns = max > info->now ? max - info->now : 0;
-	info->max_timers = READ_ONCE(max_timers);
-	info->user_timers = atomic_long_read(&c->user->timers);
-	info->max_user_timers = READ_ONCE(max_user_timers);
-	info->pending = c->wheel.nr_pending;
-	info->queued = c->nr_queued;
-	info->fired = c->wheel.nr_fired;
-	info->cascades = c->wheel.nr_cascades;
-	/* Bounded: a slot may hold every timer of the file. */
-	next = tw_next_expiry_within(&c->wheel, TW_INFO_SCAN);
-	info->next_expiry = next == TW_NO_EVENT ? 0 : tw_tick_ns(c, next);
-	spin_unlock_bh(&c->lock);
+	return tw_client_set_config(c, cfg.clockid, cfg.resolution_ns);
 }
 
 static long tw_ioctl_query(struct tw_client *c, void __user *argp)
 {
 	struct tw_query q;
-	struct tw_ktimer *t;
-	u64 now;
+	int ret;
 
 	if (copy_from_user(&q, argp, sizeof(q)))
 		return -EFAULT;
 	if (q.__reserved)
 		return -EINVAL;
-
-	spin_lock_bh(&c->lock);
-	now = tw_clock_ns(c);
-	t = tw_lookup(c, q.id);
-	if (t) {
-		q.due = t->due;
-		q.interval = t->interval;
-		q.state = t->state == TW_ARMED ? TW_STATE_PENDING : TW_STATE_EXPIRED;
-		q.remaining = t->state == TW_ARMED && t->due > now ? t->due - now : 0;
-	}
-	spin_unlock_bh(&c->lock);
-	if (!t)
-		return -ENOENT;
+	ret = tw_client_query(c, &q);
+	if (ret)
+		return ret;
 	return copy_to_user(argp, &q, sizeof(q)) ? -EFAULT : 0;
 }
 
@@ -812,7 +145,7 @@ static long tw_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case TW_IOC_SET_CONFIG:
 		return tw_ioctl_set_config(c, argp);
 	case TW_IOC_GET_INFO:
-		tw_fill_info(c, &info);
+		tw_client_info(c, &info);
 		return copy_to_user(argp, &info, sizeof(info)) ? -EFAULT : 0;
 	case TW_IOC_START:
 		return tw_ioctl_start(c, argp);
@@ -827,153 +160,20 @@ static long tw_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	}
 }
 
-/*
- * Take up to @max events off the list for delivery, filling @ev.  A
- * periodic timer's overrun counts the periods that ended since it was due.
- */
-static unsigned int tw_take_events(struct tw_client *c, struct list_head *taken,
-				   struct tw_event *ev, unsigned int max)
+/* A read's events go to the caller's buffer; @arg points to its pointer. */
+static int tw_copy_events(void *arg, size_t done, const struct tw_event *ev,
+			  unsigned int n)
 {
-	u64 now = tw_clock_ns(c);
-	unsigned int n = 0;
+	struct tw_event __user *buf = *(struct tw_event __user **)arg + done;
 
-	while (n < max && !list_empty(&c->events)) {
-		struct tw_ktimer *t = list_first_entry(&c->events,
-						       struct tw_ktimer, event);
-
-		list_move_tail(&t->event, taken);
-		t->state = TW_READING;
-		c->nr_queued--;
-		memset(&ev[n], 0, sizeof(ev[n]));
-		ev[n].id = t->idn.id;
-		ev[n].due = t->due;
-		ev[n].fired = t->fired;
-		if (t->interval) {
-			ev[n].flags = TW_EVENT_PERIODIC;
-			if (now > t->due)
-				ev[n].overrun = div64_u64(now - t->due, t->interval);
-		}
-		n++;
-	}
-	return n;
-}
-
-/* The due time of the period after the @overrun ones that were missed. */
-static bool tw_next_period(const struct tw_ktimer *t, u64 overrun, u64 *next)
-{
-	u64 step;
-
-	return !check_mul_overflow(overrun + 1, t->interval, &step) &&
-	       !check_add_overflow(t->due, step, next) && *next <= KTIME_MAX;
-}
-
-/*
- * After a successful copy: free one-shot timers, re-arm periodic ones.
- * Return whether any was re-armed, which may need the hrtimer earlier.
- */
-static bool tw_finish_events(struct tw_client *c, struct list_head *taken,
-			     const struct tw_event *ev)
-{
-	struct tw_ktimer *t, *tmp;
-	unsigned int i = 0;
-	bool rearmed = false;
-	u64 next;
-
-	list_for_each_entry_safe(t, tmp, taken, event) {
-		list_del(&t->event);
-		if (t->stopped)
-			tw_free(c, t);
-		else if (!t->interval || !tw_next_period(t, ev[i].overrun, &next) ||
-			 tw_arm(c, t, next))
-			/* One-shot, or the next period is out of range: done. */
-			tw_forget(c, t);
-		else
-			rearmed = true;
-		i++;
-	}
-	return rearmed;
-}
-
-/* After a failed copy: the events go back to the head, in order. */
-static void tw_return_events(struct tw_client *c, struct list_head *taken)
-{
-	struct tw_ktimer *t, *tmp;
-
-	list_for_each_entry_safe_reverse(t, tmp, taken, event) {
-		if (t->stopped) {
-			list_del(&t->event);
-			tw_free(c, t);
-			continue;
-		}
-		t->state = TW_QUEUED;
-		list_move(&t->event, &c->events);
-		c->nr_queued++;
-	}
-}
-
-static ssize_t tw_read_chunk(struct tw_client *c, char __user *buf,
-			     unsigned int max)
-{
-	struct tw_event ev[TW_CHUNK / 2];
-	LIST_HEAD(taken);
-	unsigned int n;
-	bool fault;
-
-	spin_lock_bh(&c->lock);
-	n = tw_take_events(c, &taken, ev, min_t(unsigned int, max, ARRAY_SIZE(ev)));
-	spin_unlock_bh(&c->lock);
-	if (!n)
-		return 0;
-
-	fault = copy_to_user(buf, ev, n * sizeof(*ev));
-
-	spin_lock_bh(&c->lock);
-	if (fault) {
-		tw_return_events(c, &taken);
-	} else {
-		if (tw_finish_events(c, &taken, ev))
-			tw_program(c, tw_clock_ns(c));
-	}
-	spin_unlock_bh(&c->lock);
-	if (fault) {
-		tw_wake_readers(c);
-		return -EFAULT;
-	}
-	return n * sizeof(*ev);
-}
-
-/*
- * Copy out up to @max events, but no more than were queued when the read
- * began, so that periodic timers firing again while it copies cannot keep
- * it going: a read costs at most one event per timer of the file.  It
- * reschedules between chunks and stops early for a fatal signal, returning
- * what it has.
- */
-static ssize_t tw_read_locked(struct tw_client *c, char __user *buf,
-			      size_t max)
-{
-	size_t left = min_t(u64, max, READ_ONCE(c->nr_queued)), done = 0;
-	ssize_t ret;
-
-	lockdep_assert_held(&c->read_mutex);
-	while (left) {
-		ret = tw_read_chunk(c, buf + done * sizeof(struct tw_event),
-				    min_t(size_t, left, TW_CHUNK / 2));
-		if (ret <= 0)
-			return done ? done * sizeof(struct tw_event) : ret;
-		done += ret / sizeof(struct tw_event);
-		left -= ret / sizeof(struct tw_event);
-		if (fatal_signal_pending(current))
-			break;
-		cond_resched();
-	}
-	return done * sizeof(struct tw_event);
+	return copy_to_user(buf, ev, n * sizeof(*ev)) ? -EFAULT : 0;
 }
 
 static ssize_t tw_read(struct file *file, char __user *buf, size_t count,
 		       loff_t *ppos)
 {
 	struct tw_client *c = file->private_data;
+	struct tw_event __user *ubuf = (struct tw_event __user *)buf;
 	size_t max = count / sizeof(struct tw_event);
 	ssize_t ret;
 
@@ -993,11 +193,11 @@ static ssize_t tw_read(struct file *file, char __user *buf, size_t count,
 		} else if (mutex_lock_interruptible(&c->read_mutex)) {
 			return -ERESTARTSYS;
 		}
-		ret = tw_read_locked(c, buf, max);
+		ret = tw_client_read(c, max, tw_copy_events, &ubuf);
 		mutex_unlock(&c->read_mutex);
 
 		if (ret)
-			return ret;
+			return ret < 0 ? ret : ret * sizeof(struct tw_event);
 		if (file->f_flags & O_NONBLOCK)
 			return -EAGAIN;
 		if (wait_event_interruptible(c->wq, READ_ONCE(c->nr_queued)))
@@ -1024,58 +224,18 @@ static __poll_t tw_poll(struct file *file, poll_table *wait)
 
 static int tw_open(struct inode *inode, struct file *file)
 {
-	struct tw_client *c;
-	u64 res = READ_ONCE(default_resolution_ns);
-	int ret;
+	struct tw_client *c = tw_client_create();
 
-	c = kzalloc(sizeof(*c), TW_GFP);
-	if (!c)
-		return -ENOMEM;
-	c->user = tw_user_get(current_euid());
-	if (IS_ERR(c->user)) {
-		ret = PTR_ERR(c->user);
-		kfree(c);
-		return ret;
-	}
-	ret = tw_ids_create(&c->ids, TW_GFP);
-	if (ret) {
-		tw_user_put(c->user);
-		kfree(c);
-		return ret;
-	}
-	spin_lock_init(&c->lock);
-	mutex_init(&c->read_mutex);
-	init_waitqueue_head(&c->wq);
-	INIT_LIST_HEAD(&c->events);
-	c->clockid = CLOCK_MONOTONIC;
-	c->resolution = clamp(res, TW_MIN_RESOLUTION_NS, TW_MAX_RESOLUTION_NS);
-	tw_set_clock(c);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
 	file->private_data = c;
 	return stream_open(inode, file);
 }
 
-static void tw_free_timer(struct tw_id_node *idn, void *data)
-{
-	kmem_cache_free(tw_timer_cache, container_of(idn, struct tw_ktimer, idn));
-	cond_resched();
-}
-
 static int tw_release(struct inode *inode, struct file *file)
 {
-	struct tw_client *c = file->private_data;
-
-	/*
-	 * No ioctl or read can run any more; once the hrtimer is cancelled,
-	 * with a callback in flight waited for, nothing touches the timers.
-	 * Every timer is in the index whatever its state.
-	 */
-	hrtimer_cancel(&c->hrtimer);
-	tw_ids_drain(&c->ids, tw_free_timer, NULL);
-	tw_user_uncharge(c->user, c->nr_timers);
-	tw_user_put(c->user);
-	tw_ids_destroy(&c->ids);
-	mutex_destroy(&c->read_mutex);
-	kfree(c);
+	/* No ioctl or read can run any more. */
+	tw_client_destroy(file->private_data);
 	return 0;
 }
 
@@ -1083,7 +243,7 @@ static void tw_show_fdinfo(struct seq_file *m, struct file *file)
 {
 	struct tw_info info;
 
-	tw_fill_info(file->private_data, &info);
+	tw_client_info(file->private_data, &info);
 	seq_printf(m, "clockid:\t%u\nresolution_ns:\t%llu\nrange_ns:\t%llu\n",
 		   info.clockid, info.resolution_ns, info.range_ns);
 	seq_printf(m, "max_timers:\t%llu\npending:\t%llu\nqueued:\t%llu\n",
@@ -1117,22 +277,19 @@ static int __init tw_module_init(void)
 {
 	int ret;
 
-	/* As epoll's max_user_watches: 4% of memory, in timers. */
-	if (!max_user_timers)
-		max_user_timers = (totalram_pages() / 25) * PAGE_SIZE / TW_TIMER_COST;
-	tw_timer_cache = KMEM_CACHE(tw_ktimer, SLAB_ACCOUNT);
-	if (!tw_timer_cache)
-		return -ENOMEM;
+	ret = tw_client_init();
+	if (ret)
+		return ret;
 	ret = misc_register(&tw_misc);
 	if (ret)
-		kmem_cache_destroy(tw_timer_cache);
+		tw_client_exit();
 	return ret;
 }
 
 static void __exit tw_module_exit(void)
 {
 	misc_deregister(&tw_misc);
-	kmem_cache_destroy(tw_timer_cache);
+	tw_client_exit();
 }
 
 module_init(tw_module_init);

@@ -4,10 +4,12 @@
 # UML kernels, whose root is the host's own / (read-only, through hostfs).
 # The kernel command line says what to do:
 #
-#   tw.mode=e2e|demo|bench   what runs (e2e: tw_e2e, then tw_fuzz if asked)
+#   tw.mode=e2e|demo|bench|kbench   what runs (e2e: tw_e2e, then tw_fuzz if
+#                            asked; kbench: timingwheel_kbench.ko)
 #   tw.dir=DIR               where timingwheel.ko and bin/ are (default /)
 #   tw.fuzz=SECONDS          e2e: run each fuzzer this long (default 0: not)
 #   tw.seed=N                the fuzzers' seed (default 0: they pick one)
+#   tw.kbench=P=V,...        kbench: timingwheel_kbench.ko's parameters
 #
 # Markers (TW-...) on the console tell the host what happened.
 # A QEMU guest's /bin holds busybox and the sh link to it; UML has the host's.
@@ -75,6 +77,15 @@ demo)
 bench)
 	"$dir/bin/bench_device"
 	echo "TW-RESULT rc=$?"
+	;;
+kbench)
+	# The kernel-side benchmark runs at load; its lines are in the log.
+	# shellcheck disable=SC2046 # one word per parameter
+	insmod "$dir/timingwheel_kbench.ko" $(arg kbench | tr , ' ')
+	rc=$?
+	dmesg | sed -n 's/^.*\(KBENCH[- ].*\)$/TW-\1/p'
+	rmmod timingwheel_kbench
+	echo "TW-RESULT rc=$rc"
 	;;
 esac
 

@@ -40,12 +40,13 @@ else
 	status=1
 fi
 
-# lint_build NAME KDIR [MAKE ARGS...]: W=1 and C=2 builds against one tree.
+# lint_build NAME KDIR [MAKE ARGS...]: W=1 and C=2 builds against one tree,
+# of every module: TW_KBENCH=1 adds the kernel-side benchmark's.
 lint_build() {
 	local name=$1 kdir=$2 stage=$TW_CACHE/run/lint-$1
 	shift 2
 	tw_stage_module "$stage"
-	if ! make -C "$kdir" "$@" M="$stage" W=1 C=2 modules >"$stage.log" 2>&1 ||
+	if ! make -C "$kdir" "$@" M="$stage" W=1 C=2 TW_KBENCH=1 modules >"$stage.log" 2>&1 ||
 		grep -vE '^\s*(CC|LD|MODPOST|CHECK|AR|LDS|BTF|Skipping)\b|^make(\[[0-9]+\])?: (Entering|Leaving)' \
 			"$stage.log" | grep -q .; then
 		cat "$stage.log" >&2

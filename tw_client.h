@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A timingwheel client: its operations on kernel memory.  See tw_client.c.
+ *
+ * /dev/timingwheel (tw_chardev.c) is a thin layer over these: it copies the
+ * caller's structs in and out and calls the very functions that the
+ * kernel-side benchmark (tw_kbench.c) calls on kernel buffers, so that the
+ * benchmark measures the device's own paths, less the copies.
+ */
+#ifndef _TW_CLIENT_H
+#define _TW_CLIENT_H
+
+#include <linux/build_bug.h>
+#include <linux/export.h>
+#include <linux/hrtimer.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <uapi/linux/timingwheel.h>
+
+#include "tw_core.h"
+#include "tw_ids.h"
+
+/* Batch entries per lock hold; a read takes half as many events. */
+#define TW_CHUNK		32
+
+/*
+ * A build for the kernel-side benchmark (make TW_KBENCH=1) exports the
+ * client's operations to timingwheel_kbench.ko; the device's own build
+ * exports nothing, and only checks that the symbol exists.
+ */
+#ifdef TW_KBENCH
+#define EXPORT_SYMBOL_TW_KBENCH(sym)	EXPORT_SYMBOL_GPL(sym)
+#else
+#define EXPORT_SYMBOL_TW_KBENCH(sym)	static_assert(sizeof(typeof(sym) *))
+#endif
+
+struct tw_user;
+
+/**
+ * struct tw_client - one client: an open file of /dev/timingwheel, or the
+ *                    benchmark's
+ * @lock:       guards every field below up to @started, and the timers
+ * @wheel:      the timing wheel of ARMED timers
+ * @ids:        every timer by id, whatever its state (but stopped READING)
+ * @events:     QUEUED timers in firing order
+ * @nr_timers:  timers that exist, in any state
+ * @nr_queued:  timers on @events; also read without the lock (tw_poll())
+ * @resolution: ns per wheel tick; changed only while no timer was started
+ * @fire_ns:    the clock at the current advance, for tw_fire()
+ * @clockid:    CLOCK_MONOTONIC or CLOCK_BOOTTIME; as @resolution
+ * @started:    a timer was started once: the clock is fixed
+ * @hrtimer:    drives the wheel; programmed under @lock
+ * @wq:         readers and pollers waiting for events
+ * @read_mutex: serialises reads' copies out, so that events leave in
+ *              order; never held while waiting for events
+ * @user:       the creator's limits; constant
+ */
+struct tw_client {
+	spinlock_t		lock;		/* see the kernel-doc above */
+	struct tw_wheel		wheel;
+	struct tw_ids		ids;
+	struct list_head	events;
+	u64			nr_timers;
+	u64			nr_queued;
+	u64			resolution;
+	u64			fire_ns;
+	clockid_t		clockid;
+	bool			started;
+	struct hrtimer		hrtimer;
+	wait_queue_head_t	wq;
+	struct mutex		read_mutex;	/* see the kernel-doc above */
+	struct tw_user		*user;
+};
+
+/**
+ * struct tw_batch_io - where a batch's entries come from and go back to
+ * @get: copy entries [@done, @done + @n) of the batch into @ops; 0 or -errno
+ * @put: write the results of those entries back from @ops; 0 or -errno
+ *
+ * Both are called without the client's lock, and may sleep.
+ */
+struct tw_batch_io {
+	int (*get)(void *arg, unsigned int done, struct tw_op *ops,
+		   unsigned int n);
+	int (*put)(void *arg, unsigned int done, const struct tw_op *ops,
+		   unsigned int n);
+};
+
+/*
+ * Where a read's events go: events [@done, @done + @n) of the read, from
+ * @ev.  0 or -errno.  Called without the client's lock; may sleep.
+ */
+typedef int (*tw_read_copy_fn)(void *arg, size_t done,
+			       const struct tw_event *ev, unsigned int n);
+
+int tw_client_init(void);
+void tw_client_exit(void);
+
+struct tw_client *tw_client_create(void);
+void tw_client_destroy(struct tw_client *c);
+int tw_client_set_config(struct tw_client *c, clockid_t clockid, u64 res);
+void tw_client_info(struct tw_client *c, struct tw_info *info);
+int tw_client_query(struct tw_client *c, struct tw_query *q);
+
+void tw_client_apply(struct tw_client *c, struct tw_op *ops, unsigned int n);
+int tw_client_stop(struct tw_client *c, u64 id);
+long tw_client_batch(struct tw_client *c, unsigned int count,
+		     const struct tw_batch_io *io, void *arg);
+unsigned int tw_client_expire(struct tw_client *c);
+ssize_t tw_client_read(struct tw_client *c, size_t max, tw_read_copy_fn copy,
+		       void *arg);
+
+#endif /* _TW_CLIENT_H */

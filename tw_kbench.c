@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * timingwheel_kbench: the kernel-side cost of the device's operations.
+ *
+ * At load, on a client of its own, it times the very functions the ioctls
+ * and read() call (tw_client.h), so that what it reports is the device's
+ * own path less the copies to and from userspace and the system call:
+ * allocation and memcg charge, the id index, the wheel, the lock and the
+ * hrtimer's programming included.  Like the benchmark modules of the
+ * kernel's lib/, it prints its results and stays loaded doing nothing;
+ * unload it to run it again.
+ *
+ * One line per operation, in a format that tools parse:
+ *
+ *   KBENCH <op> ns_per_op=<float> ops=<n>
+ *
+ *   start        TW_IOC_START of one timer, ns per call
+ *   stop         TW_IOC_STOP of one pending timer, ns per call
+ *   batch_start  TW_IOC_BATCH of @nr starts, ns per timer
+ *   batch_stop   TW_IOC_BATCH of @nr stops of pending timers, ns per timer
+ *   expire       the hrtimer callback's work for a burst of @nr timers due
+ *                at one tick, ns per timer fired
+ *   read         read() of that burst's @nr events, ns per event
+ *
+ * Each is the best of @reps runs.  Next to them, measured in the same run,
+ * a baseline for a start and a stop: what the kernel pays for one hrtimer
+ * per timer, as timerfd does (KBENCH-BASE lines, not part of the format).
+ *
+ * Everything runs in the insmod process, preemptible, as the ioctls do;
+ * the expiry with bottom halves off, as the softirq runs it.  The burst's
+ * timers are due 50 ms ahead, in the wheel's first level, and the client's
+ * hrtimer is cancelled while they wait, so that the benchmark, not the
+ * softirq, fires them.  Timers of the start and stop runs are due 1 to 1.4
+ * s ahead, spread over 4096 wheel ticks of the default 1 ms resolution.
+ */
+#include <linux/bottom_half.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "tw_client.h"
+#include "tw_compat.h"
+
+static unsigned int nr = 4096;
+module_param(nr, uint, 0444);
+MODULE_PARM_DESC(nr, "timers per run (default 4096)");
+
+static unsigned int reps = 5;
+module_param(reps, uint, 0444);
+MODULE_PARM_DESC(reps, "runs of each operation; the best is reported (default 5)");
+
+/* How far ahead the burst of the expiry run is due. */
+#define KB_BURST_AHEAD_NS	(50 * NSEC_PER_MSEC)
+
+enum kb_op {
+	KB_START,
+	KB_STOP,
+	KB_BATCH_START,
+	KB_BATCH_STOP,
+	KB_EXPIRE,
+	KB_READ,
+	KB_HRTIMER_START,
+	KB_HRTIMER_CANCEL,
+	KB_NR_OPS,
+};
+
+static const char *const kb_names[KB_NR_OPS] = {
+	[KB_START]		= "KBENCH start",
+	[KB_STOP]		= "KBENCH stop",
+	[KB_BATCH_START]	= "KBENCH batch_start",
+	[KB_BATCH_STOP]		= "KBENCH batch_stop",
+	[KB_EXPIRE]		= "KBENCH expire",
+	[KB_READ]		= "KBENCH read",
+	[KB_HRTIMER_START]	= "KBENCH-BASE hrtimer_start",
+	[KB_HRTIMER_CANCEL]	= "KBENCH-BASE hrtimer_cancel",
+};
+
+/**
+ * struct kb - one benchmark's state
+ * @c:     the client under test
+ * @ops:   @nr batch entries, in kernel memory
+ * @ev:    room for @nr events
+ * @hr:    @nr hrtimers for the baseline
+ * @best:  per operation, the best ns per operation so far, times 10
+ * @count: per operation, the operations of that best run
+ * @err:   the first thing that went wrong, or 0
+ */
+struct kb {
+	struct tw_client	*c;
+	struct tw_op		*ops;
+	struct tw_event		*ev;
+	struct hrtimer		*hr;
+	u64			best[KB_NR_OPS];
+	u64			count[KB_NR_OPS];
+	int			err;
+};
+
+/* Record a run of @op: @n operations in @ns. */
+static void kb_record(struct kb *kb, enum kb_op op, u64 ns, u64 n)
+{
+	u64 per10;
+
+	if (!n)
+		return;
+	per10 = div64_u64(ns * 10, n);
+	if (!kb->count[op] || per10 < kb->best[op]) {
+		kb->best[op] = per10;
+		kb->count[op] = n;
+	}
+}
+
+static void kb_fail(struct kb *kb, const char *what, long got)
+{
+	if (!kb->err)
+		pr_err("timingwheel_kbench: %s: %ld\n", what, got);
+	kb->err = -EIO;
+}
+
+/* Timer @i of the start and stop runs: 1 to 1.4 s ahead, scattered. */
+static u64 kb_value(unsigned int i)
+{
+	return NSEC_PER_SEC + (u64)((i * 2654435761U) % 4096) * 100 * NSEC_PER_USEC;
+}
+
+static int kb_get(void *arg, unsigned int done, struct tw_op *ops,
+		  unsigned int n)
+{
+	struct kb *kb = arg;
+
+	memcpy(ops, kb->ops + done, n * sizeof(*ops));
+	return 0;
+}
+
+static int kb_put(void *arg, unsigned int done, const struct tw_op *ops,
+		  unsigned int n)
+{
+	struct kb *kb = arg;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		kb->ops[done + i].result = ops[i].result;
+	return 0;
+}
+
+static const struct tw_batch_io kb_io = {
+	.get	= kb_get,
+	.put	= kb_put,
+};
+
+static int kb_copy(void *arg, size_t done, const struct tw_event *ev,
+		   unsigned int n)
+{
+	struct kb *kb = arg;
+
+	memcpy(kb->ev + done, ev, n * sizeof(*ev));
+	return 0;
+}
+
+/* START and STOP of one timer at a time, as the ioctls do. */
+static void kb_one_by_one(struct kb *kb)
+{
+	struct tw_op op = { .op = TW_OP_START };
+	unsigned int i;
+	u64 t0, t1, t2;
+	int ret;
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < nr; i++) {
+		op.id = i;
+		op.value = kb_value(i);
+		tw_client_apply(kb->c, &op, 1);
+		if (op.result)
+			kb_fail(kb, "start", op.result);
+	}
+	t1 = ktime_get_ns();
+	for (i = 0; i < nr; i++) {
+		ret = tw_client_stop(kb->c, i);
+		if (ret != TW_STOPPED_PENDING)
+			kb_fail(kb, "stop", ret);
+	}
+	t2 = ktime_get_ns();
+	kb_record(kb, KB_START, t1 - t0, nr);
+	kb_record(kb, KB_STOP, t2 - t1, nr);
+}
+
+/* One batch of @nr entries of @op, due @value (with @flags) if a start. */
+static u64 kb_batch(struct kb *kb, u32 op, u32 flags, u64 value)
+{
+	unsigned int i;
+	long ret;
+	u64 t0;
+
+	for (i = 0; i < nr; i++) {
+		memset(&kb->ops[i], 0, sizeof(kb->ops[i]));
+		kb->ops[i].op = op;
+		kb->ops[i].id = i;
+		if (op == TW_OP_START) {
+			kb->ops[i].flags = flags;
+			kb->ops[i].value = value ? value : kb_value(i);
+		}
+	}
+	t0 = ktime_get_ns();
+	ret = tw_client_batch(kb->c, nr, &kb_io, kb);
+	t0 = ktime_get_ns() - t0;
+	if (ret)
+		kb_fail(kb, "batch", ret);
+	for (i = 0; i < nr; i++)
+		if (kb->ops[i].result != (op == TW_OP_START ? 0 : TW_STOPPED_PENDING))
+			kb_fail(kb, "batch entry", kb->ops[i].result);
+	return t0;
+}
+
+/* A burst of @nr timers due at one tick: fire them, then read them. */
+static void kb_burst(struct kb *kb)
+{
+	u64 due = ktime_get_ns() + KB_BURST_AHEAD_NS, t0, fired = 0;
+	unsigned int n;
+	ssize_t got;
+
+	kb_batch(kb, TW_OP_START, TW_TIMER_ABSTIME, due);
+	/* The benchmark fires them, not the client's softirq. */
+	hrtimer_cancel(&kb->c->hrtimer);
+	while (ktime_get_ns() < due + NSEC_PER_MSEC)
+		msleep(1 + div64_u64(due + NSEC_PER_MSEC - ktime_get_ns(), NSEC_PER_MSEC));
+
+	local_bh_disable();
+	t0 = ktime_get_ns();
+	do {
+		n = tw_client_expire(kb->c);
+		fired += n;
+	} while (n && fired < nr);
+	t0 = ktime_get_ns() - t0;
+	local_bh_enable();
+	if (fired != nr)
+		kb_fail(kb, "expire", fired);
+	kb_record(kb, KB_EXPIRE, t0, fired);
+
+	mutex_lock(&kb->c->read_mutex);
+	t0 = ktime_get_ns();
+	got = tw_client_read(kb->c, nr, kb_copy, kb);
+	t0 = ktime_get_ns() - t0;
+	mutex_unlock(&kb->c->read_mutex);
+	if (got != nr)
+		kb_fail(kb, "read", got);
+	kb_record(kb, KB_READ, t0, got > 0 ? got : 0);
+}
+
+static enum hrtimer_restart kb_hrtimer_fn(struct hrtimer *hr)
+{
+	return HRTIMER_NORESTART;
+}
+
+/* The baseline: one hrtimer per timer, started and cancelled. */
+static void kb_hrtimers(struct kb *kb)
+{
+	u64 now = ktime_get_ns(), t0, t1, t2;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		tw_hrtimer_setup(&kb->hr[i], kb_hrtimer_fn, CLOCK_MONOTONIC,
+				 HRTIMER_MODE_ABS_SOFT);
+	t0 = ktime_get_ns();
+	for (i = 0; i < nr; i++)
+		hrtimer_start(&kb->hr[i], ns_to_ktime(now + kb_value(i)),
+			      HRTIMER_MODE_ABS_SOFT);
+	t1 = ktime_get_ns();
+	for (i = 0; i < nr; i++)
+		hrtimer_cancel(&kb->hr[i]);
+	t2 = ktime_get_ns();
+	kb_record(kb, KB_HRTIMER_START, t1 - t0, nr);
+	kb_record(kb, KB_HRTIMER_CANCEL, t2 - t1, nr);
+}
+
+static void kb_run(struct kb *kb)
+{
+	unsigned int rep;
+
+	for (rep = 0; rep < reps && !kb->err; rep++) {
+		kb_one_by_one(kb);
+		kb_record(kb, KB_BATCH_START, kb_batch(kb, TW_OP_START, 0, 0), nr);
+		kb_record(kb, KB_BATCH_STOP, kb_batch(kb, TW_OP_STOP, 0, 0), nr);
+		kb_burst(kb);
+		kb_hrtimers(kb);
+		cond_resched();
+	}
+}
+
+static void kb_report(const struct kb *kb)
+{
+	enum kb_op op;
+
+	for (op = 0; op < KB_NR_OPS; op++)
+		pr_info("%s ns_per_op=%llu.%llu ops=%llu\n", kb_names[op],
+			div_u64(kb->best[op], 10), kb->best[op] % 10,
+			kb->count[op]);
+}
+
+static int __init kb_init(void)
+{
+	struct kb *kb;
+	int ret;
+
+	if (!nr || nr > TW_BATCH_MAX || !reps)
+		return -EINVAL;
+	kb = kzalloc(sizeof(*kb), GFP_KERNEL);
+	if (!kb)
+		return -ENOMEM;
+	kb->ops = kvcalloc(nr, sizeof(*kb->ops), GFP_KERNEL);
+	kb->ev = kvcalloc(nr, sizeof(*kb->ev), GFP_KERNEL);
+	kb->hr = kvcalloc(nr, sizeof(*kb->hr), GFP_KERNEL);
+	kb->c = tw_client_create();
+	ret = IS_ERR(kb->c) ? PTR_ERR(kb->c) : 0;
+	if (!ret && (!kb->ops || !kb->ev || !kb->hr))
+		ret = -ENOMEM;
+	if (!ret) {
+		kb_run(kb);
+		ret = kb->err;
+	}
+	if (!ret)
+		kb_report(kb);
+	if (!IS_ERR(kb->c))
+		tw_client_destroy(kb->c);
+	kvfree(kb->hr);
+	kvfree(kb->ev);
+	kvfree(kb->ops);
+	kfree(kb);
+	return ret;
+}
+
+static void __exit kb_exit(void)
+{
+}
+
+module_init(kb_init);
+module_exit(kb_exit);
+
+MODULE_DESCRIPTION("timingwheel: kernel-side benchmark of the device's operations");
+MODULE_LICENSE("GPL");
