@@ -69,6 +69,7 @@
 #define MAX_RUNS	32
 #define MAX_BACKENDS	3
 #define MAX_SIZES	8
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 enum { T_IDLE, T_CLOSE, T_PACE, T_REQUEST, T_DEADLINE, T_PER_UNIT };
 
@@ -98,7 +99,9 @@ static struct bk *twb_create(uint32_t nr, bk_fire_fn fire, void *ctx)
 	struct tw_bk *w = calloc(1, sizeof(*w));
 	uint32_t i;
 
-	if (!w || !(w->t = calloc(nr, sizeof(*w->t))))
+	if (w)
+		w->t = calloc(nr, sizeof(*w->t));
+	if (!w || !w->t)
 		bk_fail("tw_core allocation");
 	if (tw_init(&w->wheel, NULL, 0, 0))
 		bk_fail("tw_init");
@@ -216,7 +219,9 @@ static struct bk *hpb_create(uint32_t nr, bk_fire_fn fire, void *ctx)
 	struct heap_bk *h = calloc(1, sizeof(*h));
 	uint32_t i;
 
-	if (!h || !(h->t = calloc(nr, sizeof(*h->t))) || heap_init(&h->heap, nr))
+	if (h)
+		h->t = calloc(nr, sizeof(*h->t));
+	if (!h || !h->t || heap_init(&h->heap, nr))
 		bk_fail("heap allocation");
 	for (i = 0; i < nr; i++)
 		h->t[i].idx = HEAP_NONE;
@@ -359,7 +364,7 @@ static uint64_t rnd(uint64_t *s)
 /* Uniform in [0, 1). */
 static double rnd_unit(uint64_t *s)
 {
-	return (rnd(s) >> 11) * 0x1.0p-53;
+	return (double)(rnd(s) >> 11) / (double)(1ULL << 53);
 }
 
 static uint64_t mix(uint64_t x)
@@ -523,8 +528,10 @@ static void wl_make_pair(struct wl *w)
 	memset(&w->u[s], 0, 2 * sizeof(*w->u));
 	w->u[s].interval = TICKS_S;
 	w->u[c].interval = TICKS_S + rnd(&w->rng) % 100;
-	w->u[s].quota = w->u[c].quota = 1;
-	w->u[s].close_at = w->u[c].close_at = w->now + w->life;
+	w->u[s].quota = 1;
+	w->u[c].quota = 1;
+	w->u[s].close_at = w->now + w->life;
+	w->u[c].close_at = w->u[s].close_at;
 	unit_unidle(w, s);
 	wl_schedule(w, s, T_CLOSE, w->life);
 	unit_unidle(w, c);
@@ -576,6 +583,7 @@ struct cfg {
 	size_t		max_execute;
 	bool		range[2];	/* run with range scheduling off, on */
 	bool		quick;
+	const char	*only;		/* run this backend alone (profiling) */
 };
 
 /* One backend at one pair count and range setting, over all runs. */
@@ -770,22 +778,26 @@ static void print_header(const struct cfg *c)
 {
 	unsigned int k;
 
-	printf("timingwheel bench-core: Ratas' benchmark workload (jsnell/ratas, test_benchmark.cc), in C\n");
-	printf("simulated %u s of 20 us ticks (Ratas' own run: %u s, option -f); pairs made over the first 1 s\n",
-	       c->seconds, FULL_SECONDS);
-	printf("close %.1f s after creation, deleted %.2f s later; idle timeout 60 s, or 60..61 s with range on\n",
-	       c->seconds * 180.0 / FULL_SECONDS, c->seconds * 10.0 / FULL_SECONDS);
+	printf("timingwheel bench-core: Ratas' benchmark workload (jsnell/ratas, %s), in C\n",
+	       "test_benchmark.cc");
+	printf("simulated %u s of 20 us ticks (Ratas' own run: %u s, option -f); %s\n",
+	       c->seconds, FULL_SECONDS, "pairs made over the first 1 s");
+	printf("close %.1f s after creation, deleted %.2f s later; %s\n",
+	       c->seconds * 180.0 / FULL_SECONDS, c->seconds * 10.0 / FULL_SECONDS,
+	       "idle timeout 60 s, or 60..61 s with range on");
 	if (c->max_execute != SIZE_MAX)
 		printf("advance() runs at most %zu callbacks per call\n", c->max_execute);
 	for (k = 0; k < nr_backends; k++)
 		printf("range on, %-8s %s\n", backends[k]->name, backends[k]->range_note);
 	if (!c->quick) {
-		printf("seconds: best and median of %u interleaved runs; Mops/s: schedules, cancels and\n",
-		       c->runs);
-		printf("firings per second of the best run; ratio: this backend's time / tw_core's in the\n");
+		printf("seconds: best and median of %u interleaved runs; %s\n",
+		       c->runs, "Mops/s: schedules, cancels and");
+		printf("firings per second of the best run; %s\n",
+		       "ratio: this backend's time / tw_core's in the");
 		printf("same run, median over the runs (above 1: tw_core is faster)\n");
 	}
-	printf("checksum: sum of hash(tick, timer) over the firings (idle timers left out with range on)\n\n");
+	printf("checksum: sum of hash(tick, timer) over the firings %s\n\n",
+	       "(idle timers left out with range on)");
 	printf("%7s %6s  %-4s %-8s", "pairs", "made", "rng", "backend");
 	if (!c->quick)
 		printf(" %8s %8s %7s", "best s", "median s", "Mops/s");
@@ -821,7 +833,7 @@ static int parse(int argc, char **argv, struct cfg *c)
 	*c = (struct cfg){ .sizes = { 1000, 32000 }, .nr_sizes = 2,
 			   .seconds = DEFAULT_SECONDS, .runs = DEFAULT_RUNS,
 			   .max_execute = SIZE_MAX, .range = { true, true } };
-	while (!err && (opt = getopt(argc, argv, "p:s:fn:b:r:q")) != -1) {
+	while (!err && (opt = getopt(argc, argv, "p:s:fn:b:r:qo:")) != -1) {
 		switch (opt) {
 		case 'p':
 			err = parse_sizes(c, optarg);
@@ -845,6 +857,9 @@ static int parse(int argc, char **argv, struct cfg *c)
 			c->quick = true;
 			c->runs = 1;
 			break;
+		case 'o':
+			c->only = optarg;
+			break;
 		default:
 			err = -1;
 		}
@@ -855,7 +870,25 @@ static int parse(int argc, char **argv, struct cfg *c)
 	return err;
 }
 
-static void usage(void)
+/* tw_core first: the ratios are against the first backend. */
+static int pick_backends(const char *only)
+{
+	static const struct bk_ops *all[] = {
+		&bk_tw_ops,
+		&bk_heap_ops,
+#ifdef BENCH_HAVE_RATAS
+		&bk_ratas_ops,
+#endif
+	};
+	unsigned int k;
+
+	for (k = 0; k < ARRAY_SIZE(all); k++)
+		if (!only || !strcmp(only, all[k]->name))
+			backends[nr_backends++] = all[k];
+	return nr_backends ? 0 : -1;
+}
+
+static void print_usage(void)
 {
 	fprintf(stderr,
 		"usage: bench_ratas [-p PAIRS,...] [-s SECONDS | -f] [-n RUNS] [-b MAX_EXECUTE]\n"
@@ -863,7 +896,8 @@ static void usage(void)
 		"  -p  pair counts (default 1000,32000)     -s  simulated seconds (default %u)\n"
 		"  -f  Ratas' own length, %u s              -n  interleaved runs (default %u)\n"
 		"  -b  callbacks per advance() call         -r  range scheduling (default both)\n"
-		"  -q  one run, checksums only: exit 1 if they disagree\n",
+		"  -q  one run, checksums only: exit 1 if they disagree\n"
+		"  -o  this backend alone (tw_core, heap, Ratas), for a profiler\n",
 		DEFAULT_SECONDS, FULL_SECONDS, DEFAULT_RUNS);
 }
 
@@ -874,14 +908,13 @@ int main(int argc, char **argv)
 	bool ok = true;
 
 	if (parse(argc, argv, &c)) {
-		usage();
+		print_usage();
 		return 2;
 	}
-	backends[nr_backends++] = &bk_tw_ops;
-	backends[nr_backends++] = &bk_heap_ops;
-#ifdef BENCH_HAVE_RATAS
-	backends[nr_backends++] = &bk_ratas_ops;
-#endif
+	if (pick_backends(c.only)) {
+		fprintf(stderr, "bench_ratas: no backend %s here\n", c.only);
+		return 2;
+	}
 	print_header(&c);
 	for (s = 0; s < c.nr_sizes; s++)
 		ok &= run_size(&c, c.sizes[s]);
