@@ -17,6 +17,15 @@ secs=${TW_FUZZ_SECONDS:-30}
 seed=${TW_FUZZ_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 make -s -C "$TW_ROOT/tools/timingwheel" fuzzers >&2 || tw_die "fuzzers do not build"
 status=0
+# A differential check first, in about a second: Ratas' benchmark workload
+# at a tiny size on the wheel and on the heap (and on Ratas with RATAS_DIR)
+# must fire the same timers at the same ticks (bench_ratas -q exits 1).
+if make -s -C "$TW_ROOT/tools/timingwheel" bench-ratas-check >/dev/null; then
+	tw_log "bench_ratas: the wheel and the heap agree on Ratas' workload"
+else
+	tw_log "bench_ratas: checksums differ between the wheel and the heap"
+	status=1
+fi
 for t in core ids; do
 	work=$TW_CACHE/run/fuzz-$t
 	mkdir -p "$work/corpus"

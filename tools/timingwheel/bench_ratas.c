@@ -565,10 +565,13 @@ static void wl_run_to_end(struct wl *w)
 {
 	while (w->now < w->end) {
 		uint64_t t = w->ops->ticks_to_next_event(w->b, POLL_TICKS);
+		uint64_t was = w->now;
 
-		if (!t)
+		if (!t || t > POLL_TICKS)
 			bk_fail("ticks_to_next_event");
 		wl_advance(w, t < w->end - w->now ? t : w->end - w->now);
+		if (w->now <= was)
+			bk_fail("advance");
 	}
 }
 
