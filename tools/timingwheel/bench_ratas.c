@@ -588,6 +588,7 @@ struct cfg {
 	bool		range[2];	/* run with range scheduling off, on */
 	bool		quick;
 	const char	*only;		/* run this backend alone (profiling) */
+	bool		help;
 };
 
 /* One backend at one pair count and range setting, over all runs. */
@@ -837,7 +838,7 @@ static int parse(int argc, char **argv, struct cfg *c)
 	*c = (struct cfg){ .sizes = { 1000, 32000 }, .nr_sizes = 2,
 			   .seconds = DEFAULT_SECONDS, .runs = DEFAULT_RUNS,
 			   .max_execute = SIZE_MAX, .range = { true, true } };
-	while (!err && (opt = getopt(argc, argv, "p:s:fn:b:r:qo:")) != -1) {
+	while (!err && (opt = getopt(argc, argv, "p:s:fn:b:r:qo:h")) != -1) {
 		switch (opt) {
 		case 'p':
 			err = parse_sizes(c, optarg);
@@ -863,6 +864,10 @@ static int parse(int argc, char **argv, struct cfg *c)
 			break;
 		case 'o':
 			c->only = optarg;
+			break;
+		case 'h':
+			c->help = true;
+			err = -1;
 			break;
 		default:
 			err = -1;
@@ -896,7 +901,7 @@ static void print_usage(void)
 {
 	fprintf(stderr,
 		"usage: bench_ratas [-p PAIRS,...] [-s SECONDS | -f] [-n RUNS] [-b MAX_EXECUTE]\n"
-		"                   [-r off|on|both] [-q]\n"
+		"                   [-r off|on|both] [-q] [-o BACKEND] [-h]\n"
 		"  -p  pair counts (default 1000,32000)     -s  simulated seconds (default %u)\n"
 		"  -f  Ratas' own length, %u s              -n  interleaved runs (default %u)\n"
 		"  -b  callbacks per advance() call         -r  range scheduling (default both)\n"
@@ -913,8 +918,9 @@ int main(int argc, char **argv)
 
 	if (parse(argc, argv, &c)) {
 		print_usage();
-		return 2;
+		return c.help ? 0 : 2;
 	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (pick_backends(c.only)) {
 		fprintf(stderr, "bench_ratas: no backend %s here\n", c.only);
 		return 2;
