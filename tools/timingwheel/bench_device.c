@@ -52,6 +52,7 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -64,6 +65,8 @@
 
 #define DEV_PATH	"/dev/timingwheel"
 #define PARAM_DIR	"/sys/module/timingwheel/parameters/"
+#define SLAB_SYSFS_DIR	"/sys/kernel/slab/tw_ktimer"
+#define SLAB_SYSFS	SLAB_SYSFS_DIR "/"
 #define FAR_NS		(60 * NSEC_PER_SEC)
 #define REPS		5
 #define BATCH_LEN	4096
@@ -652,10 +655,16 @@ static long long slabinfo_bytes(long long *tw_objs)
 
 static void mem_pick_source(void)
 {
+	FILE *f = fopen(SLAB_SYSFS "object_size", "r");
 	long long objs;
 
 	if (slabinfo_bytes(&objs) >= 0)
 		slab_source = "/proc/slabinfo (all caches, slab pages)";
+	if (f) {
+		if (tw_objsize < 0 && fscanf(f, "%lld", &tw_objsize) != 1)
+			tw_objsize = -1;
+		fclose(f);
+	}
 }
 
 /*
@@ -665,7 +674,7 @@ static void mem_pick_source(void)
  */
 static void slab_shrink(void)
 {
-	FILE *f = fopen("/sys/kernel/slab/tw_ktimer/shrink", "w");
+	FILE *f = fopen(SLAB_SYSFS "shrink", "w");
 
 	if (f) {
 		fputs("1\n", f);
@@ -673,10 +682,40 @@ static void slab_shrink(void)
 	}
 }
 
+/*
+ * The objects in use in the tw_ktimer cache, through SLUB's sysfs, which
+ * also finds a cache merged with others of its size (then their objects
+ * count too); -1 if there is no such file.
+ */
+static long long slab_tw_objects(void)
+{
+	FILE *f = fopen(SLAB_SYSFS "objects", "r");
+	long long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%lld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+static bool slab_tw_merged(void)
+{
+	struct stat st;
+
+	return !lstat(SLAB_SYSFS_DIR, &st) && S_ISLNK(st.st_mode);
+}
+
 static void mem_snapshot(struct mem_snap *s)
 {
+	long long objs;
+
 	slab_shrink();
 	s->slab = slabinfo_bytes(&s->tw_objs);
+	objs = slab_tw_objects();
+	if (objs >= 0)
+		s->tw_objs = objs;
 	if (s->slab < 0)
 		s->slab = meminfo_bytes("Slab");
 	s->avail = meminfo_bytes("MemAvailable");
@@ -825,20 +864,26 @@ struct dev_lat {
 	uint64_t	bad;
 };
 
+/*
+ * Lateness is against the time the caller asked for: the event's own due
+ * is that time rounded up to the client's tick.
+ */
 static void dev_lat_account(struct dev_lat *l, const struct tw_event *ev,
 			    uint64_t observed)
 {
-	uint32_t n = l->obs.n;
+	uint64_t due;
 
-	if (ev->id >= n || l->seen[ev->id] || ev->due != l->obs.due[ev->id]) {
+	if (ev->id >= l->obs.n || l->seen[ev->id] ||
+	    ev->due < l->obs.due[ev->id]) {
 		l->bad++;
 		return;
 	}
+	due = l->obs.due[ev->id];
 	l->seen[ev->id] = true;
-	l->obs.early += observed < ev->due;
-	l->ker.early += ev->fired < ev->due;
-	l->obs.late[l->obs.got++] = (int64_t)(observed - ev->due);
-	l->ker.late[l->ker.got++] = (int64_t)(ev->fired - ev->due);
+	l->obs.early += observed < due;
+	l->ker.early += ev->fired < due;
+	l->obs.late[l->obs.got++] = (int64_t)(observed - due);
+	l->ker.late[l->ker.got++] = (int64_t)(ev->fired - due);
 }
 
 /* Read events until all arrived or none came for LAT_WAIT_MS. */
@@ -892,9 +937,11 @@ static uint64_t dev_lateness(uint32_t n, uint64_t res, struct lat_stats *obs,
 			dev_lat_collect(fd, &l);
 		close(fd);
 	}
-	if (l.bad)
-		fprintf(stderr, "bench-device: lateness: %llu bad events\n",
-			(unsigned long long)l.bad);
+	if (l.bad || l.obs.got < n) {
+		fprintf(stderr, "bench-device: lateness: %u of %u events, %llu bad\n",
+			l.obs.got, n, (unsigned long long)l.bad);
+		errors++;
+	}
 	lat_compute(&l.obs, obs);
 	lat_compute(&l.ker, ker);
 	free(ops);
@@ -1031,7 +1078,9 @@ static void ip_lateness(uint32_t n, uint64_t res, struct lat_stats *obs)
  * @start_rate: BATCH starts per second, far-future timers
  * @mem:        slab and MemAvailable bytes per pending timer
  * @close_s:    seconds close() took with every timer pending
- * @left_objs:  active tw_ktimer objects after that close (-1: unknown)
+ * @left_objs:  tw_ktimer objects in use after that close minus before
+ *              the open, if @objs_known
+ * @objs_known: the tw_ktimer cache was found before and after
  * @left_slab:  slab bytes after that close minus before the open
  * @read_n:     expiries read back in the second half
  * @read_s:     seconds from the end of its starts to the last event read
@@ -1041,6 +1090,7 @@ struct big {
 	double		mem[2];
 	double		close_s;
 	long long	left_objs;
+	bool		objs_known;
 	long long	left_slab;
 	uint64_t	read_n;
 	double		read_s;
@@ -1083,7 +1133,8 @@ static void big_pending(uint32_t n, struct tw_op *ops, struct big *b)
 	close(fd);
 	b->close_s = (double)(bench_now_ns() - t0) / NSEC_PER_SEC;
 	mem_snapshot(&s2);
-	b->left_objs = s2.tw_objs;
+	b->objs_known = s0.tw_objs >= 0 && s2.tw_objs >= 0;
+	b->left_objs = s2.tw_objs - s0.tw_objs;
 	b->left_slab = s2.slab - s0.slab;
 }
 
@@ -1122,7 +1173,7 @@ out:
 
 static void run_big(const struct counts *c)
 {
-	struct big b = { .left_objs = -1 };
+	struct big b = { 0 };
 	struct param_save save[2];
 	struct tw_op *ops;
 	char name[64];
@@ -1142,7 +1193,8 @@ static void run_big(const struct counts *c)
 	add_row("  slab bytes/timer", b.mem[0], NAN, NAN, 1, NO_RATIO);
 	add_row("  MemAvailable bytes/timer", b.mem[1], NAN, NAN, 1, NO_RATIO);
 	add_row("  close() with all pending (s)", b.close_s, NAN, NAN, 2, NO_RATIO);
-	add_row("  tw_ktimer objects left after close", b.left_objs < 0 ? NAN : b.left_objs,
+	add_row("  tw_ktimer objects, after close - before",
+		b.objs_known ? b.left_objs : NAN,
 		NAN, NAN, 0, NO_RATIO);
 	add_row("  slab bytes after close - before", (double)b.left_slab, NAN, NAN,
 		0, NO_RATIO);
@@ -1344,6 +1396,9 @@ static void print_notes(const struct counts *c, uint32_t tfd_mem_n,
 	printf("  MemAvailable also counts vmalloc (the id hash, fd tables) and any noise\n");
 	if (tw_objsize > 0)
 		printf("  slab cache tw_ktimer: %lld bytes per object\n", tw_objsize);
+	if (slab_tw_merged())
+		printf("  slab cache tw_ktimer is merged with other caches of its size:\n"
+		       "    its object counts include theirs\n");
 	printf("  timerfd memory measured on %u timerfds (RLIMIT_NOFILE, cap %u)\n",
 	       tfd_mem_n, c->mem_tfd);
 	printf("  timerfd additionally costs one file descriptor per timer\n");

@@ -16,8 +16,8 @@
  *                "KBENCH <op> ns_per_op=<float> ops=<n>", op one of start,
  *                stop, batch_start, batch_stop, expire, read
  *
- *   START        = ioctl + k_start
- *   STOP         = ioctl + k_stop
+ *   START        = ioctl + spec B * copy + k_start
+ *   STOP         = ioctl + stop B * copy + k_stop
  *   BATCH entry  = (ioctl + 4096 * (in + out) B * copy) / 4096 + k_batch_op
  *   expiry       = k_expire + k_read + (ioctl + 4096 * event B * copy) / 4096
  *   ops/s        = 1e9 / ns;  a start+stop pair: 2e9 / (START + STOP)
@@ -49,6 +49,8 @@
 #define P_IN_B		sizeof(struct tw_op)
 #define P_OUT_B		sizeof(__s32)
 #define P_EVENT_B	sizeof(struct tw_event)
+#define P_SPEC_B	sizeof(struct tw_timer_spec)
+#define P_STOP_B	sizeof(struct tw_stop)
 
 enum kop { K_START, K_STOP, K_BSTART, K_BSTOP, K_EXPIRE, K_READ, K_OPS };
 
@@ -217,8 +219,8 @@ static void print_kernel(const char *path, const double k[K_OPS])
 static void print_formula(void)
 {
 	printf("  formula (ns; copy = ns per byte of memcpy):\n");
-	printf("    START       = ioctl + k_start\n");
-	printf("    STOP        = ioctl + k_stop\n");
+	printf("    START       = ioctl + %zu B * copy + k_start\n", P_SPEC_B);
+	printf("    STOP        = ioctl + %zu B * copy + k_stop\n", P_STOP_B);
 	printf("    BATCH entry = (ioctl + %d * (%zu + %zu) B * copy) / %d + k_batch_start|stop\n",
 	       P_BATCH, P_IN_B, P_OUT_B, P_BATCH);
 	printf("    expiry      = k_expire + k_read + (ioctl + %d * %zu B * copy) / %d\n",
@@ -235,11 +237,13 @@ static void proj_row(const char *what, double dev_ns, double tfd_ns)
 static void print_assumptions(void)
 {
 	printf("  assumptions: the kernel-side figures are the device's own work per\n");
-	printf("    timer (UML runs the same C; system call entry and user copies are\n");
-	printf("    not in them, and are added from this host); copy_from_user and\n");
-	printf("    copy_to_user move bytes at memcpy speed (an in-cache batch); a\n");
-	printf("    read() of events costs one ioctl round trip of entry and exit;\n");
-	printf("    timerfd's delivery leaves out its hrtimer expiry, which favours it\n");
+	printf("    timer, the very functions the ioctls and read() call, timed in a\n");
+	printf("    UML kernel, whose kernel code runs natively on this CPU; system\n");
+	printf("    call entry and user copies are not in them and are added from\n");
+	printf("    this host; copy_from_user and copy_to_user move bytes at memcpy\n");
+	printf("    speed (an in-cache batch), their fixed cost left out; a read() of\n");
+	printf("    events costs one ioctl round trip of entry and exit; timerfd's\n");
+	printf("    delivery leaves out its hrtimer expiry, which favours timerfd\n");
 }
 
 /* The projected ns of each operation; the last two for pairs. */
@@ -248,8 +252,8 @@ static void project(const struct host_costs *h, const double k[K_OPS],
 {
 	double call = h->ioctl_ns / P_BATCH;
 
-	p[K_START] = h->ioctl_ns + k[K_START];
-	p[K_STOP] = h->ioctl_ns + k[K_STOP];
+	p[K_START] = h->ioctl_ns + P_SPEC_B * h->copy_ns_b + k[K_START];
+	p[K_STOP] = h->ioctl_ns + P_STOP_B * h->copy_ns_b + k[K_STOP];
 	p[K_BSTART] = call + (P_IN_B + P_OUT_B) * h->copy_ns_b + k[K_BSTART];
 	p[K_BSTOP] = call + (P_IN_B + P_OUT_B) * h->copy_ns_b + k[K_BSTOP];
 	p[K_EXPIRE] = k[K_EXPIRE] + k[K_READ] + call + P_EVENT_B * h->copy_ns_b;
