@@ -9,12 +9,12 @@
  * 64-bit ids the caller chose (tw_ids.c), a FIFO of fired timers whose
  * events wait to be read, and one hrtimer that drives the wheel.
  *
- * A timer is one slab object, charged to the caller's memory cgroup and
- * counted against its user's max_user_timers, that lives from START until
- * its last event is read or it is stopped.  It is in exactly one of three
- * states, plus a flag:
+ * A timer is one 56-byte slab object, charged to the caller's memory cgroup
+ * and counted against its user's max_user_timers, that lives from START
+ * until its last event is read or it is stopped.  It is in exactly one of
+ * three states, plus a flag:
  *
- *   ARMED    in the wheel, due at @due
+ *   ARMED    in the wheel, due at its tick
  *   QUEUED   fired; on the client's event list, waiting for read()
  *   READING  taken by a read() that is copying its event to userspace
  *
@@ -23,15 +23,23 @@
  *            outcome (it is never re-armed or queued again)
  *
  * The event record is built from the timer itself, so expiry never
- * allocates and no event can be lost: a fired timer is its own queue entry.
+ * allocates and no event can be lost: a fired timer is its own queue entry,
+ * linked through the wheel node's link, which the wheel lends while the
+ * timer is not pending.
  * A periodic timer is re-armed when its event is read, as timerfd does, so
  * an unread periodic timer costs nothing and its missed periods are counted
  * into the event's overrun instead of piling up.
  *
  * Time.  The wheel's tick is the client's resolution: tick k is the moment
- * the clock reaches k * resolution.  A timer due at T ns goes to tick
+ * the clock reaches k * resolution.  A timer asked for T ns goes to tick
  * ceil(T / resolution), so it never fires before T and at most one
- * resolution step plus hrtimer latency after it.
+ * resolution step plus hrtimer latency after it.  That tick is all a timer
+ * keeps of its time: its due time, as QUERY and its events report it, is
+ * the tick's time, T rounded up to the resolution (as POSIX rounds timer
+ * values up to the clock's resolution).  A period must be a whole number
+ * of ticks (else EINVAL), so that a periodic timer's expiries are exactly
+ * one period apart and never drift from the schedule its first due time
+ * set, and a due time that does not fit a ktime after rounding is ERANGE.
  *
  * The hrtimer.  It is programmed for the next tick at which the wheel has
  * work, an expiry or a cascade (tw_next_event()), and cancelled when the
@@ -142,15 +150,19 @@ struct tw_user {
 };
 
 /**
- * struct tw_ktimer - one timer of a client
- * @node:     the wheel's part; guarded by tw_client.lock while ARMED
+ * struct tw_ktimer - one timer of a client: 56 bytes, with its index
+ *                    bucket 64 (TW_TIMER_COST)
+ * @node:     the wheel's part; guarded by tw_client.lock.  @node.expires is
+ *            the tick of the (last) expiry in every state, so the due time
+ *            is @node.expires * resolution (tw_due()).  While ARMED,
+ *            @node.entry is in the wheel; while QUEUED, @node.link is in
+ *            tw_client.events, and while READING in a reader's private
+ *            list, owned by that reader; tw_timer_init() before it is armed
+ *            again
  * @idn:      the id index's part, with the caller's id; in the index in every
  *            state unless @stopped; guarded by tw_client.lock
- * @event:    link in tw_client.events (QUEUED) or a reader's private list
- *            (READING); guarded by tw_client.lock, or owned by that reader
- * @due:      ns on the client's clock of the (last) expiry; tw_client.lock
  * @fired:    ns on the clock when the wheel fired it; tw_client.lock
- * @interval: the period in ns, 0 for one-shot; tw_client.lock
+ * @interval: the period in ticks, 0 for one-shot; tw_client.lock
  * @state:    TW_ARMED, TW_QUEUED or TW_READING; tw_client.lock
  * @stopped:  READING and stopped meanwhile: the reader frees it;
  *            tw_client.lock
@@ -158,13 +170,14 @@ struct tw_user {
 struct tw_ktimer {
 	struct tw_timer		node;
 	struct tw_id_node	idn;
-	struct list_head	event;
-	u64			due;
 	u64			fired;
-	u64			interval;
-	u8			state;
-	bool			stopped;
+	u64			interval:61;
+	u64			state:2;
+	u64			stopped:1;
 };
+
+/* Any period a caller can give fits @interval, in ticks of 1 us or more. */
+static_assert(U64_MAX / TW_MIN_RESOLUTION_NS < BIT_ULL(61));
 
 /**
  * struct tw_spares - timers allocated for a chunk, before the lock
@@ -265,6 +278,28 @@ static u64 tw_tick_ceil(const struct tw_client *c, u64 ns)
 	return tick + (rem != 0);
 }
 
+/*
+ * The tick of a timer asked for @ns: the first at or after it, whose time
+ * must be a ktime.  0 or -ERANGE.
+ */
+static int tw_due_tick(const struct tw_client *c, u64 ns, u64 *tick)
+{
+	if (ns > KTIME_MAX)
+		return -ERANGE;
+	*tick = tw_tick_ceil(c, ns);
+	/* Only a time in the last tick of the range can round past its end. */
+	if (ns > KTIME_MAX - c->resolution &&
+	    *tick > div64_u64(KTIME_MAX, c->resolution))
+		return -ERANGE;
+	return 0;
+}
+
+/* The due time of @t: its tick's, which is a ktime (tw_due_tick()). */
+static u64 tw_due(const struct tw_client *c, const struct tw_ktimer *t)
+{
+	return t->node.expires * c->resolution;
+}
+
 /* The moment tick @tick begins, saturated to what a ktime can hold. */
 static u64 tw_tick_ns(const struct tw_client *c, u64 tick)
 {
@@ -307,7 +342,8 @@ static void tw_fire(struct tw_timer *node, void *data)
 	lockdep_assert_held(&c->lock);
 	t->fired = c->fire_ns;
 	t->state = TW_QUEUED;
-	list_add_tail(&t->event, &c->events);
+	/* The wheel is done with the node: its link is ours. */
+	list_add_tail(&t->node.link, &c->events);
 	c->nr_queued++;
 }
 
@@ -385,22 +421,43 @@ static enum hrtimer_restart tw_hrtimer_fn(struct hrtimer *hrtimer)
 	return HRTIMER_NORESTART;
 }
 
-/* Arm @t for the expiry at @due ns; it is new or not in the wheel. */
-static int tw_arm(struct tw_client *c, struct tw_ktimer *t, u64 due)
+/* Arm @t at tick @tick; it is new, or its node was initialised again. */
+static int tw_arm(struct tw_client *c, struct tw_ktimer *t, u64 tick)
 {
 	int ret;
 
 	lockdep_assert_held(&c->lock);
-	ret = tw_start(&c->wheel, &t->node, tw_tick_ceil(c, due));
-	if (!ret) {
-		t->due = due;
+	ret = tw_start(&c->wheel, &t->node, tick);
+	if (!ret)
 		t->state = TW_ARMED;
-	}
 	return ret;
 }
 
+/*
+ * Arm a QUEUED timer at @tick, withdrawing its unread event.  If that
+ * fails, the event stays where it was in the queue, due as it was.
+ */
+static int tw_arm_queued(struct tw_client *c, struct tw_ktimer *t, u64 tick)
+{
+	struct list_head *prev = t->node.link.prev;
+	u64 old = t->node.expires;
+	int ret;
+
+	lockdep_assert_held(&c->lock);
+	list_del(&t->node.link);
+	tw_timer_init(&t->node);
+	ret = tw_arm(c, t, tick);
+	if (ret) {
+		t->node.expires = old;
+		list_add(&t->node.link, prev);
+		return ret;
+	}
+	c->nr_queued--;
+	return 0;
+}
+
 /* Re-arm an existing timer for TW_TIMER_REPLACE. */
-static int tw_rearm(struct tw_client *c, struct tw_ktimer *t, u64 due,
+static int tw_rearm(struct tw_client *c, struct tw_ktimer *t, u64 tick,
 		    u64 interval)
 {
 	int ret;
@@ -409,19 +466,41 @@ static int tw_rearm(struct tw_client *c, struct tw_ktimer *t, u64 due,
 	/* A read() is delivering its event right now. */
 	if (t->state == TW_READING)
 		return -EBUSY;
-	/* Moves an armed timer; starts a fired one, which is in no slot. */
-	ret = tw_modify(&c->wheel, &t->node, tw_tick_ceil(c, due));
+	if (t->state == TW_QUEUED)
+		/* The unread event of the old expiry is withdrawn. */
+		ret = tw_arm_queued(c, t, tick);
+	else
+		/* Moves it, usually without leaving its slot. */
+		ret = tw_modify(&c->wheel, &t->node, tick);
 	if (ret)
 		return ret;
-	if (t->state == TW_QUEUED) {
-		/* The unread event of the old expiry is withdrawn. */
-		list_del(&t->event);
-		c->nr_queued--;
-	}
-	t->due = due;
-	t->state = TW_ARMED;
 	t->interval = interval;
 	return 0;
+}
+
+/*
+ * A START's arguments: the tick it is due at and its period in ticks, or
+ * the error that refuses it.
+ */
+static int tw_start_args(struct tw_client *c, const struct tw_op *op, u64 now,
+			 u64 *tick, u64 *interval)
+{
+	u64 due, rem;
+
+	if ((op->flags & ~TW_TIMER_FLAGS) || op->__reserved)
+		return -EINVAL;
+	*interval = 0;
+	if (op->interval) {
+		/* Whole ticks, or expiries would drift off the schedule. */
+		*interval = div64_u64_rem(op->interval, c->resolution, &rem);
+		if (rem)
+			return -EINVAL;
+	}
+	if (op->flags & TW_TIMER_ABSTIME)
+		due = op->value;
+	else if (check_add_overflow(now, op->value, &due))
+		return -ERANGE;
+	return tw_due_tick(c, due, tick);
 }
 
 /* START one timer; a timer that is created takes the top spare. */
@@ -429,24 +508,16 @@ static int tw_do_start(struct tw_client *c, const struct tw_op *op, u64 now,
 		       struct tw_spares *spares)
 {
 	struct tw_ktimer *t;
-	u64 due;
+	u64 tick, interval;
 	int ret;
 
-	if ((op->flags & ~TW_TIMER_FLAGS) || op->__reserved)
-		return -EINVAL;
-	if (op->interval && op->interval < c->resolution)
-		return -EINVAL;
-	if (op->flags & TW_TIMER_ABSTIME)
-		due = op->value;
-	else if (check_add_overflow(now, op->value, &due))
-		return -ERANGE;
-	if (due > KTIME_MAX)
-		return -ERANGE;
-
+	ret = tw_start_args(c, op, now, &tick, &interval);
+	if (ret)
+		return ret;
 	if (op->flags & TW_TIMER_REPLACE) {
 		t = tw_lookup(c, op->id);
 		if (t)
-			return tw_rearm(c, t, due, op->interval);
+			return tw_rearm(c, t, tick, interval);
 	}
 	if (c->nr_timers >= READ_ONCE(max_timers))
 		return tw_lookup(c, op->id) ? -EEXIST : -ENOSPC;
@@ -459,9 +530,9 @@ static int tw_do_start(struct tw_client *c, const struct tw_op *op, u64 now,
 	t = spares->t[spares->nr - 1];
 	tw_timer_init(&t->node);
 	t->idn.id = op->id;
-	t->interval = op->interval;
+	t->interval = interval;
 	t->stopped = false;
-	ret = tw_arm(c, t, due);
+	ret = tw_arm(c, t, tick);
 	if (ret)
 		return ret;
 	/* One pass over the bucket both finds a duplicate and inserts. */
@@ -492,7 +563,7 @@ static int tw_do_stop(struct tw_client *c, const struct tw_op *op)
 		tw_forget(c, t);
 		return TW_STOPPED_PENDING;
 	case TW_QUEUED:
-		list_del(&t->event);
+		list_del(&t->node.link);
 		c->nr_queued--;
 		tw_forget(c, t);
 		return TW_STOPPED_EXPIRED;
@@ -759,10 +830,10 @@ int tw_client_query(struct tw_client *c, struct tw_query *q)
 	now = tw_clock_ns(c);
 	t = tw_lookup(c, q->id);
 	if (t) {
-		q->due = t->due;
-		q->interval = t->interval;
+		q->due = tw_due(c, t);
+		q->interval = t->interval * c->resolution;
 		q->state = t->state == TW_ARMED ? TW_STATE_PENDING : TW_STATE_EXPIRED;
-		q->remaining = t->state == TW_ARMED && t->due > now ? t->due - now : 0;
+		q->remaining = t->state == TW_ARMED && q->due > now ? q->due - now : 0;
 	}
 	spin_unlock_bh(&c->lock);
 	return t ? 0 : -ENOENT;
@@ -781,32 +852,50 @@ static unsigned int tw_take_events(struct tw_client *c, struct list_head *taken,
 
 	while (n < max && !list_empty(&c->events)) {
 		struct tw_ktimer *t = list_first_entry(&c->events,
-						       struct tw_ktimer, event);
+						       struct tw_ktimer, node.link);
 
-		list_move_tail(&t->event, taken);
+		list_move_tail(&t->node.link, taken);
 		t->state = TW_READING;
 		c->nr_queued--;
 		memset(&ev[n], 0, sizeof(ev[n]));
 		ev[n].id = t->idn.id;
-		ev[n].due = t->due;
+		ev[n].due = tw_due(c, t);
 		ev[n].fired = t->fired;
 		if (t->interval) {
 			ev[n].flags = TW_EVENT_PERIODIC;
-			if (now > t->due)
-				ev[n].overrun = div64_u64(now - t->due, t->interval);
+			if (now > ev[n].due)
+				ev[n].overrun = div64_u64(now - ev[n].due,
+							  t->interval * c->resolution);
 		}
 		n++;
 	}
 	return n;
 }
 
-/* The due time of the period after the @overrun ones that were missed. */
-static bool tw_next_period(const struct tw_ktimer *t, u64 overrun, u64 *next)
+/*
+ * The tick of the period after the @overrun ones that were missed, if its
+ * time is a ktime: whole periods after the last, never off the schedule.
+ */
+static bool tw_next_period(const struct tw_client *c, const struct tw_ktimer *t,
+			   u64 overrun, u64 *next)
 {
-	u64 step;
+	u64 step, ns;
 
-	return !check_mul_overflow(overrun + 1, t->interval, &step) &&
-	       !check_add_overflow(t->due, step, next) && *next <= KTIME_MAX;
+	return !check_mul_overflow(overrun + 1, (u64)t->interval, &step) &&
+	       !check_add_overflow((u64)t->node.expires, step, next) &&
+	       !check_mul_overflow(*next, c->resolution, &ns) && ns <= KTIME_MAX;
+}
+
+/* Arm a delivered periodic timer for its next period; false if done. */
+static bool tw_arm_next(struct tw_client *c, struct tw_ktimer *t, u64 overrun)
+{
+	u64 next;
+
+	if (!t->interval || !tw_next_period(c, t, overrun, &next))
+		return false;
+	/* Its link was the event's: the node is the wheel's again. */
+	tw_timer_init(&t->node);
+	return !tw_arm(c, t, next);
 }
 
 /*
@@ -819,18 +908,16 @@ static bool tw_finish_events(struct tw_client *c, struct list_head *taken,
 	struct tw_ktimer *t, *tmp;
 	unsigned int i = 0;
 	bool rearmed = false;
-	u64 next;
 
-	list_for_each_entry_safe(t, tmp, taken, event) {
-		list_del(&t->event);
+	list_for_each_entry_safe(t, tmp, taken, node.link) {
+		list_del(&t->node.link);
 		if (t->stopped)
 			tw_free(c, t);
-		else if (!t->interval || !tw_next_period(t, ev[i].overrun, &next) ||
-			 tw_arm(c, t, next))
+		else if (tw_arm_next(c, t, ev[i].overrun))
+			rearmed = true;
+		else
 			/* One-shot, or the next period is out of range: done. */
 			tw_forget(c, t);
-		else
-			rearmed = true;
 		i++;
 	}
 	return rearmed;
@@ -841,14 +928,14 @@ static void tw_return_events(struct tw_client *c, struct list_head *taken)
 {
 	struct tw_ktimer *t, *tmp;
 
-	list_for_each_entry_safe_reverse(t, tmp, taken, event) {
+	list_for_each_entry_safe_reverse(t, tmp, taken, node.link) {
 		if (t->stopped) {
-			list_del(&t->event);
+			list_del(&t->node.link);
 			tw_free(c, t);
 			continue;
 		}
 		t->state = TW_QUEUED;
-		list_move(&t->event, &c->events);
+		list_move(&t->node.link, &c->events);
 		c->nr_queued++;
 	}
 }
@@ -1001,6 +1088,9 @@ EXPORT_SYMBOL_TW_KBENCH(tw_client_destroy);
  */
 int tw_client_init(void)
 {
+	/* Per timer: 56 bytes of slab, 64 with its index bucket. */
+	BUILD_BUG_ON(sizeof(struct tw_ktimer) > 56);
+	BUILD_BUG_ON(TW_TIMER_COST > 64);
 	/* As epoll's max_user_watches: 4% of memory, in timers. */
 	if (!max_user_timers)
 		max_user_timers = (totalram_pages() / 25) * PAGE_SIZE / TW_TIMER_COST;

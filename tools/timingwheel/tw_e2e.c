@@ -153,6 +153,12 @@ static size_t read_events(int fd, struct tw_event *ev, size_t n, int timeout_ms)
 	return got;
 }
 
+/* The time of the first tick at or after @ns: a timer's due time. */
+static uint64_t tick_up(uint64_t ns, uint64_t res)
+{
+	return (ns + res - 1) / res * res;
+}
+
 static int set_config(int fd, uint32_t clockid, uint64_t res)
 {
 	struct tw_config c = { .clockid = clockid, .resolution_ns = res };
@@ -454,11 +460,12 @@ static void t_expiry_exact_once(void)
 			continue;
 		}
 		seen[id]++;
-		CHECK(ev[i].due == due[id], "");
+		/* Due at the tick of the time asked for, never before it. */
+		CHECK(ev[i].due == tick_up(due[id], RES_NS), "");
 		CHECK(ev[i].fired >= ev[i].due, "id %llu fired %lld ns early",
 		      (unsigned long long)id, (long long)(ev[i].due - ev[i].fired));
-		if (ev[i].fired - ev[i].due > max_late)
-			max_late = ev[i].fired - ev[i].due;
+		if (ev[i].fired - due[id] > max_late)
+			max_late = ev[i].fired - due[id];
 	}
 	for (i = 0; i < N; i++)
 		CHECK(seen[i] == 1, "id %d seen %d times", i, seen[i]);
@@ -514,7 +521,7 @@ static void t_absolute_past_fires_at_once(void)
 
 	CHECK(start(fd, 8, 1, 0, TW_TIMER_ABSTIME) == 0, "");
 	CHECK(read_events(fd, &ev, 1, 1000) == 1, "");
-	CHECK(ev.id == 8 && ev.due == 1, "");
+	CHECK(ev.id == 8 && ev.due == tick_up(1, RES_NS), "");
 	CHECK(now_ns() - t0 < RES_NS + TW_SLACK_NS, "");
 	close(fd);
 }
@@ -529,7 +536,8 @@ static void t_replace_and_query(void)
 	CHECK(start(fd, 1, 300 * MS, 0, TW_TIMER_REPLACE) == 0, "");
 	CHECK(tw_ioctl(fd, TW_IOC_QUERY, &q) == 0, "");
 	CHECK(q.state == TW_STATE_PENDING && q.remaining > 200 * MS &&
-	      q.remaining <= 300 * MS, "remaining %llu", (unsigned long long)q.remaining);
+	      q.remaining <= 300 * MS + RES_NS, "remaining %llu",
+	      (unsigned long long)q.remaining);
 	sleep_ms(150);
 	CHECK(read_events(fd, &ev, 1, 0) == 0, "the replaced expiry is gone");
 	CHECK(read_events(fd, &ev, 1, 2000) == 1 && ev.id == 1, "");
@@ -543,6 +551,79 @@ static void t_replace_and_query(void)
 	      q.remaining == 0, "");
 	CHECK(start(fd, 2, 60000 * MS, 0, TW_TIMER_REPLACE) == 0, "");
 	CHECK(info(fd).queued == 0, "");
+	close(fd);
+}
+
+/*
+ * A timer keeps its tick: its due time is the time asked for rounded up to
+ * the resolution, and a period is a whole number of ticks.
+ */
+static void t_due_on_ticks(void)
+{
+	int fd = tw_open(0);
+	uint64_t asked = now_ns() + 20 * MS + 1234;
+	struct tw_query q = { .id = 1 };
+	struct tw_event ev;
+	struct tw_op ops[2] = {
+		{ .op = TW_OP_START, .id = 3, .value = MS, .interval = 3 * MS / 2 },
+		{ .op = TW_OP_START, .id = 4, .value = MS, .interval = 2 * MS },
+	};
+	struct tw_batch b = { .ops = (uintptr_t)ops, .count = 2 };
+
+	CHECK(start(fd, 9, MS, 3 * MS / 2, 0) == -EINVAL, "a period of 1.5 ticks");
+	CHECK(tw_ioctl(fd, TW_IOC_BATCH, &b) == 0 && ops[0].result == -EINVAL &&
+	      ops[1].result == 0, "%d %d", ops[0].result, ops[1].result);
+	q.id = 4;
+	CHECK(tw_ioctl(fd, TW_IOC_QUERY, &q) == 0 && q.interval == 2 * MS, "");
+	CHECK(stop(fd, 4) == TW_STOPPED_PENDING, "");
+
+	CHECK(start(fd, 1, asked, 0, TW_TIMER_ABSTIME) == 0, "");
+	q.id = 1;
+	CHECK(tw_ioctl(fd, TW_IOC_QUERY, &q) == 0 && q.due == tick_up(asked, RES_NS),
+	      "due %llu asked %llu", (unsigned long long)q.due,
+	      (unsigned long long)asked);
+	CHECK(read_events(fd, &ev, 1, 2000) == 1 && ev.id == 1 && ev.due == q.due &&
+	      ev.fired >= ev.due, "");
+	close(fd);
+
+	/* Rounded up past KTIME_MAX is out of range; on the last tick is not. */
+	fd = tw_open(0);
+	CHECK(set_config(fd, CLOCK_MONOTONIC, 1000000000ULL) == 0, "");
+	CHECK(start(fd, 1, INT64_MAX, 0, TW_TIMER_ABSTIME) == -ERANGE, "");
+	CHECK(start(fd, 1, INT64_MAX - INT64_MAX % 1000000000ULL, 0,
+		    TW_TIMER_ABSTIME) == 0, "");
+	CHECK(stop(fd, 1) == TW_STOPPED_PENDING, "");
+	close(fd);
+}
+
+/* A REPLACE of an expired timer that is refused leaves its event alone. */
+static void t_refused_replace_keeps_event(void)
+{
+	int fd = tw_open(0), i;
+	struct tw_query q = { .id = 2 };
+	struct tw_event ev[3];
+	uint64_t due;
+
+	/* At 1 us a tick, the wheel reaches less far than ktime. */
+	CHECK(set_config(fd, CLOCK_MONOTONIC, 1000) == 0, "");
+	for (i = 1; i <= 3; i++) {
+		CHECK(start(fd, i, 0, 0, 0) == 0, "%d", i);
+		sleep_ms(20);
+	}
+	CHECK(info(fd).queued == 3, "");
+	CHECK(tw_ioctl(fd, TW_IOC_QUERY, &q) == 0 && q.state == TW_STATE_EXPIRED, "");
+	due = q.due;
+	CHECK(start(fd, 2, info(fd).range_ns + 1000 * MS, 0, TW_TIMER_REPLACE) == -ERANGE,
+	      "");
+	CHECK(tw_ioctl(fd, TW_IOC_QUERY, &q) == 0 && q.state == TW_STATE_EXPIRED &&
+	      q.due == due, "");
+	CHECK(info(fd).queued == 3 && info(fd).pending == 0, "");
+	/* Still in its place in the queue, due as it was. */
+	CHECK(read_events(fd, ev, 3, 1000) == 3, "");
+	CHECK(ev[0].id == 1 && ev[1].id == 2 && ev[2].id == 3 && ev[1].due == due,
+	      "%llu %llu %llu", (unsigned long long)ev[0].id,
+	      (unsigned long long)ev[1].id, (unsigned long long)ev[2].id);
+	CHECK(start(fd, 2, 0, 0, 0) == 0, "the id is free once read");
 	close(fd);
 }
 
@@ -1241,6 +1322,13 @@ TEST_F_TIMEOUT(tw, absolute_past_fires_at_once, 180)
 }
 
 TEST_F_TIMEOUT(tw, replace_and_query, 180) { tw_run(_metadata, t_replace_and_query); }
+TEST_F_TIMEOUT(tw, due_on_ticks, 180) { tw_run(_metadata, t_due_on_ticks); }
+
+TEST_F_TIMEOUT(tw, refused_replace_keeps_event, 180)
+{
+	tw_run(_metadata, t_refused_replace_keeps_event);
+}
+
 TEST_F_TIMEOUT(tw, batch_results, 180) { tw_run(_metadata, t_batch_results); }
 TEST_F_TIMEOUT(tw, read_fault_keeps_events, 180) { tw_run(_metadata, t_read_fault_keeps_events); }
 TEST_F_TIMEOUT(tw, fdinfo, 180) { tw_run(_metadata, t_fdinfo); }

@@ -230,7 +230,8 @@ static int start_oracle(struct file_model *m, unsigned int id, uint64_t value,
 	*fuzzy = false;
 	if ((flags & ~TW_TIMER_FLAGS) || rsv)
 		return -EINVAL;
-	if (interval && interval < m->res)
+	/* A period is a whole number of ticks. */
+	if (interval % m->res)
 		return -EINVAL;
 	if (flags & TW_TIMER_ABSTIME) {
 		due = value;
@@ -251,6 +252,12 @@ static int start_oracle(struct file_model *m, unsigned int id, uint64_t value,
 	if (t->live && !(flags & TW_TIMER_REPLACE))
 		return -EEXIST;
 	return 0;
+}
+
+/* A timer is due at the tick of the time asked for: that time rounded up. */
+static uint64_t tick_up(const struct file_model *m, uint64_t ns)
+{
+	return (ns + m->res - 1) / m->res * m->res;
 }
 
 static void start_apply(struct file_model *m, unsigned int id, uint64_t interval,
@@ -731,14 +738,15 @@ static void client_start(struct client *c, unsigned int id, bool replace)
 		return;
 	c->starts++;
 	/* A relative due is the kernel's clock at the call plus value: learn it. */
-	start_apply(&c->m, id, interval, s.value);
+	start_apply(&c->m, id, interval, tick_up(&c->m, s.value));
 	if (!abs) {
 		struct tw_query q = { .id = id };
 
 		if (xioctl(c->m.fd, TW_IOC_QUERY, &q))
 			FAIL("QUERY after START %u", id);
 		c->m.t[id].due = q.due;
-		if (q.due < now + value || q.due > clock_now(c->m.clock) + value)
+		if (q.due < now + value ||
+		    q.due >= clock_now(c->m.clock) + value + c->m.res)
 			FAIL("START id %u: due %llu outside the call", id,
 			     (unsigned long long)q.due);
 	}
@@ -795,7 +803,7 @@ static void client_batch(struct client *c)
 			if (ops[i].result)
 				FAIL("batch START %u: %d", id, ops[i].result);
 			else
-				start_apply(&c->m, id, 0, ops[i].value);
+				start_apply(&c->m, id, 0, tick_up(&c->m, ops[i].value));
 			c->starts++;
 		} else if (ops[i].result != TW_STOPPED_PENDING &&
 			   ops[i].result != TW_STOPPED_EXPIRED) {
