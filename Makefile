@@ -8,7 +8,8 @@
 #   make check            every test: lint, KUnit under UML (normal and
 #                         debug), e2e on Debian 6.1, 6.12 and 6.12-rt in QEMU
 #   make soak             the fuzzers for an hour each (SOAK_SECONDS=...)
-#   make bench-core       the wheel against a binary heap, in userspace
+#   make bench-core       the wheel against a binary heap, in userspace, on
+#                         Ratas' workload too (RATAS_DIR=/abs/ratas adds Ratas)
 #   make bench-device     the device against timerfd and an in-process wheel:
 #                         kernel-side (UML), host native, a projection for
 #                         real hardware, and end to end in a 6.12 TCG guest
