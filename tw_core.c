@@ -35,6 +35,14 @@
  * most timers are stopped long before that (see tw_start_range() for picking
  * a tick that needs a single move).
  *
+ * Lazy re-arming.  Most timers are pushed later again and again before they
+ * fire (idle timeouts re-armed on activity).  tw_modify() leaves a timer
+ * pushed later in its slot when that slot is above level 0, changing only
+ * its tick: the slot still becomes current before the timer is due, and the
+ * cascade then places it by its new tick, on any level.  So a slot above
+ * level 0 holds timers due in it or later; level 0 holds exact ticks only,
+ * which is what keeps expiry exact, and a timer never fires early or late.
+ *
  * Invariant between calls: the slot @now falls into is empty on every level,
  * unless @collecting says a cascade budget ran out while emptying it.
  * Placement keeps it (a timer on level n > 0 is at least one slot ahead, and
@@ -109,8 +117,8 @@ static unsigned int tw_level_for(const struct tw_wheel *w, u64 from,
 	return lvl;
 }
 
-static void tw_enqueue(struct tw_wheel *w, struct tw_timer *t,
-		       unsigned int lvl)
+static __always_inline void tw_enqueue(struct tw_wheel *w, struct tw_timer *t,
+				       unsigned int lvl)
 {
 	unsigned int idx = tw_slot_index(w, lvl, t->expires);
 
@@ -237,26 +245,24 @@ int tw_start(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires)
 }
 
 /*
- * True if a pending timer due at @t->expires may stay where it is when due
- * at @expires instead.  A timer due after now is in a wheel slot, on a level
- * no lower than the one a fresh start would pick now (the level a timer
- * needs only falls as now advances, and cascades follow it down), and the
- * slot it is in is given by its tick at that level.  So if the two ticks
- * agree on every bit from that lowest possible level up, the timer is in
- * the new tick's slot, inside the window, whatever level it is on; if that
- * slot is a current one whose cascade a budget cut short, finishing the
- * cascade places the timer by its new tick.  On level 0 this asks for the
- * same tick.
+ * True if a pending timer may stay where it is when due at @expires instead
+ * of @t->expires.  A timer due after now is in a wheel slot.  If a fresh
+ * start would put it above level 0, it is above level 0 (the level a tick
+ * needs only falls as now advances, and a timer left behind by this
+ * function is above level 0 until its slot re-places it), and a slot above
+ * level 0 may hold a timer due later than the slot's own ticks: the slot
+ * becomes current first, never after, and re-places the timer by its tick.
+ * So a timer pushed later, the common case, stays.  Level 0 holds exact
+ * ticks only, so there it must be the same tick.
  */
-static bool tw_slot_holds(const struct tw_wheel *w, const struct tw_timer *t,
-			  u64 expires)
+static bool tw_may_stay(const struct tw_wheel *w, const struct tw_timer *t,
+			u64 expires)
 {
-	unsigned int s;
-
-	if (t->expires <= w->now || expires <= w->now)
+	if (t->expires <= w->now || expires < t->expires)
 		return false;
-	s = w->shift[tw_level_for(w, w->now, t->expires)];
-	return (t->expires >> s) == (expires >> s);
+	return expires == t->expires ||
+	       (tw_level_for(w, w->now, t->expires) > 0 &&
+		expires < tw_max_expiry(w));
 }
 
 /**
@@ -265,17 +271,19 @@ static bool tw_slot_holds(const struct tw_wheel *w, const struct tw_timer *t,
  * @timer:   an initialised timer, pending or not
  * @expires: the tick it fires at
  *
- * The common case of pushing a timer a little later, where the new tick
- * falls into the slot the timer already sits in, costs one store: the slot
- * becomes current no later than the new tick, which is all a slot promises.
- * Otherwise this is tw_stop() and tw_start().
+ * The common case, pushing a pending timer later (an idle timeout re-armed
+ * on activity), costs one store unless the timer is on level 0: the slot it
+ * is in becomes current no later than the new tick, which is all a slot
+ * above level 0 promises, and places it again then.  A timer pushed later
+ * a hundred times is moved once, when its slot comes round.  Otherwise this
+ * is tw_stop() and tw_start().
  *
  * Return: 0, or -ERANGE if @expires is at or beyond tw_max_expiry(), in
  * which case the timer is left as it was.
  */
 int tw_modify(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires)
 {
-	if (tw_timer_pending(timer) && tw_slot_holds(wheel, timer, expires)) {
+	if (tw_timer_pending(timer) && tw_may_stay(wheel, timer, expires)) {
 		timer->expires = expires;
 		return 0;
 	}
@@ -346,11 +354,11 @@ static u64 tw_level_horizon(const struct tw_wheel *w, unsigned int lvl)
 
 /*
  * The next tick in (now, @limit] at which a slot becomes current, or
- * TW_NO_EVENT.  Levels are searched from the bottom; a level whose next slot
+ * TW_NO_EVENT, the long way.  Levels are searched from the bottom; a level whose next slot
  * boundary is past the best tick so far, or past @limit, cannot do better,
  * and neither can any level above it, so the search stops there.
  */
-static u64 tw_next_slot_event(const struct tw_wheel *w, u64 limit)
+static u64 tw_next_upper_event(const struct tw_wheel *w, u64 limit)
 {
 	u64 best = TW_NO_EVENT;
 	unsigned int lvl;
@@ -366,6 +374,25 @@ static u64 tw_next_slot_event(const struct tw_wheel *w, u64 limit)
 			best = t;
 	}
 	return best <= limit ? best : TW_NO_EVENT;
+}
+
+/*
+ * The same, first trying the common case: level 0 has work later in its
+ * current round.  Every level above has work only at its slot boundaries,
+ * which are at or after the end of that round, so that is the answer.
+ */
+static __always_inline u64 tw_next_slot_event(const struct tw_wheel *w,
+					      u64 limit)
+{
+	unsigned int idx = w->now & (tw_level_slots(w, 0) - 1);
+	/* Level 0's occupied slots after now's, up to the end of its round. */
+	u64 ahead = w->pending_map[0] & ~((BIT_ULL(idx) << 1) - 1);
+	u64 next;
+
+	if (!ahead)
+		return tw_next_upper_event(w, limit);
+	next = w->now - idx + __ffs64(ahead);
+	return next <= limit ? next : TW_NO_EVENT;
 }
 
 /**
@@ -392,11 +419,11 @@ u64 tw_next_event(const struct tw_wheel *wheel, u64 limit)
 
 /*
  * The earliest expiry among the timers of one slot, looking at no more than
- * @max of them; if the slot holds more, @floor, the tick the slot becomes
- * current, which no timer in it precedes.
+ * *@left of them and counting them off; if the slot holds more, @floor, the
+ * tick the slot becomes current, which no timer in it precedes.
  */
 static u64 tw_slot_min(const struct hlist_head *head, u64 floor,
-		       unsigned int max)
+		       unsigned int *left)
 {
 	const struct hlist_node *n;
 	u64 min = TW_NO_EVENT;
@@ -404,8 +431,9 @@ static u64 tw_slot_min(const struct hlist_head *head, u64 floor,
 	for (n = head->first; n; n = n->next) {
 		u64 t = hlist_entry(n, struct tw_timer, entry)->expires;
 
-		if (!max--)
+		if (!*left)
 			return floor;
+		(*left)--;
 		if (t < min)
 			min = t;
 	}
@@ -420,14 +448,43 @@ static u64 tw_slot_min(const struct hlist_head *head, u64 floor,
 static u64 tw_current_min(const struct tw_wheel *w, unsigned int max_scan)
 {
 	u64 best = TW_NO_EVENT, t;
-	unsigned int lvl, idx;
+	unsigned int lvl, idx, left;
 
 	for (lvl = 0; lvl < w->nr_levels; lvl++) {
 		idx = tw_slot_index(w, lvl, w->now);
 		if (!(w->pending_map[lvl] & BIT_ULL(idx)))
 			continue;
-		t = tw_slot_min(&w->slots[lvl * TW_LEVEL_SLOTS + idx], w->now,
-				lvl ? max_scan : 0);
+		left = lvl ? max_scan : 0;
+		t = tw_slot_min(&w->slots[lvl * TW_LEVEL_SLOTS + idx], w->now, &left);
+		if (t < best)
+			best = t;
+	}
+	return best;
+}
+
+/*
+ * The earliest expiry on level @lvl if it precedes @best, else @best.  A
+ * slot above level 0 may hold timers due after later slots of its level
+ * begin (see tw_may_stay()), so the slots are taken in the order they come
+ * round until one begins no earlier than the best so far, looking at no
+ * more than @max_scan timers in all; past that, a slot counts from its
+ * first tick.  On level 0 a slot's tick is its timers' tick.
+ */
+static u64 tw_level_min(const struct tw_wheel *w, unsigned int lvl,
+			u64 best, unsigned int max_scan)
+{
+	unsigned int n = tw_level_slots(w, lvl), s = w->shift[lvl];
+	unsigned int cur = tw_slot_index(w, lvl, w->now), k, idx;
+	u64 map = w->pending_map[lvl] & ~BIT_ULL(cur), start, t;
+
+	/* Bit k of the rotated map is the slot k + 1 ahead of now's. */
+	for (map = tw_rotate(map, (cur + 1) & (n - 1), n); map; map &= map - 1) {
+		k = __ffs64(map);
+		start = ((w->now >> s) + k + 1) << s;
+		if (start >= best)
+			break;
+		idx = lvl * TW_LEVEL_SLOTS + ((cur + k + 1) & (n - 1));
+		t = lvl ? tw_slot_min(&w->slots[idx], start, &max_scan) : start;
 		if (t < best)
 			best = t;
 	}
@@ -437,14 +494,15 @@ static u64 tw_current_min(const struct tw_wheel *w, unsigned int max_scan)
 /**
  * tw_next_expiry_within - the earliest pending timer's tick, at bounded cost
  * @wheel:    the wheel
- * @max_scan: look at no more than this many timers of one slot
+ * @max_scan: look at no more than this many timers on one level
  *
- * Unlike tw_next_event() this looks inside the first occupied slot of each
- * level that could hold the earliest timer, so it costs O(levels) plus up
- * to @max_scan timers per level.  A slot holding more than @max_scan timers
- * counts as due when it becomes current, so the result stays a lower bound
- * that no timer precedes; it is exact whenever no scanned slot is that
- * long.  tw_next_expiry() is the exact, unbounded form.
+ * Unlike tw_next_event() this looks inside the slots that could hold the
+ * earliest timer, so it costs O(levels) plus up to @max_scan timers per
+ * level.  When a level holds more timers than that before the answer is
+ * known, the slot where the scan stopped counts as due when it becomes
+ * current, so the result stays a lower bound that no timer precedes; it is
+ * exact whenever the scan did not stop.  tw_next_expiry() is the exact,
+ * unbounded form.
  *
  * Return: @wheel->now if timers are due and waiting, the tick of the earliest
  * pending timer (or that lower bound), or TW_NO_EVENT if there is none.
@@ -459,18 +517,9 @@ u64 tw_next_expiry_within(const struct tw_wheel *wheel, unsigned int max_scan)
 	best = wheel->collecting ? tw_current_min(wheel, max_scan) : TW_NO_EVENT;
 
 	for (lvl = 0; lvl < wheel->nr_levels; lvl++) {
-		u64 t;
-
 		if (tw_level_horizon(wheel, lvl) >= best)
 			break;
-		t = tw_level_next(wheel, lvl);
-		if (t == TW_NO_EVENT)
-			continue;
-		if (lvl > 0)
-			t = tw_slot_min(&wheel->slots[lvl * TW_LEVEL_SLOTS +
-					tw_slot_index(wheel, lvl, t)], t, max_scan);
-		if (t < best)
-			best = t;
+		best = tw_level_min(wheel, lvl, best, max_scan);
 	}
 	return best;
 }
@@ -488,40 +537,50 @@ static inline bool tw_take(unsigned int *left)
 /*
  * Place again every timer of level @lvl's current slot, while *@left
  * allows.  Each lands on a lower level, or in level 0's current slot if it
- * is due right now.  Return false if the budget ran out with timers left in
- * the slot.
+ * is due right now, or, if tw_modify() pushed it later, wherever its tick
+ * belongs: never in the current slot of a level above 0.  Return false if
+ * the budget ran out with timers left in the slot.
  */
 static bool tw_cascade(struct tw_wheel *w, unsigned int lvl, unsigned int *left)
 {
-	unsigned int idx = tw_slot_index(w, lvl, w->now);
+	unsigned int idx = tw_slot_index(w, lvl, w->now), budget = *left;
 	struct hlist_head *head = tw_slot(w, lvl, idx);
+	struct hlist_node *n;
+	u64 moved = 0;
 
-	while (!hlist_empty(head)) {
-		struct tw_timer *t = hlist_entry(head->first, struct tw_timer, entry);
+	while ((n = head->first)) {
+		struct tw_timer *t = hlist_entry(n, struct tw_timer, entry);
 
-		if (!tw_take(left))
-			return false;
-		hlist_del(&t->entry);
+		if (!tw_take(&budget))
+			break;
+		/* hlist_del() of the first node, which has no predecessor. */
+		head->first = n->next;
+		if (n->next)
+			n->next->pprev = &head->first;
 		tw_enqueue(w, t, tw_level_for(w, w->now, t->expires));
-		w->nr_cascades++;
+		moved++;
 	}
+	w->nr_cascades += moved;
+	*left = budget;
+	if (head->first)
+		return false;
 	w->pending_map[lvl] &= ~BIT_ULL(idx);
 	return true;
 }
 
 /*
- * Cascade the upper levels at @wheel->now and collect what is due there.
- * Only a level whose slot boundary @now sits on can have a slot that just
- * became current, and if @now is not on a boundary of level n it is on none
- * above.  The order among levels does not matter: a cascaded timer never
- * lands in the current slot of a level above 0, nor does a new one.  So
- * when the cascade budget *@left runs out, the wheel marks the collection
- * unfinished and a later call simply runs it again at the same tick: the
- * slots already emptied are skipped.  Return false in that case.
+ * Cascade the upper levels at @w->now.  Only a level whose slot boundary
+ * @now sits on can have a slot that just became current, and if @now is
+ * not on a boundary of level n it is on none above.  The order among levels
+ * does not matter: a cascaded timer never lands in the current slot of a
+ * level above 0, nor does a new one.  So when the cascade budget *@left
+ * runs out, the wheel marks the collection unfinished and a later call
+ * simply runs it again at the same tick: the slots already emptied are
+ * skipped.  Return false in that case.
  */
-static bool tw_collect(struct tw_wheel *w, unsigned int *left)
+static bool tw_cascade_all(struct tw_wheel *w, unsigned int *left)
 {
-	unsigned int lvl, idx;
+	unsigned int lvl;
 
 	for (lvl = 1; lvl < w->nr_levels; lvl++) {
 		if (w->now & (((u64)1 << w->shift[lvl]) - 1))
@@ -533,8 +592,21 @@ static bool tw_collect(struct tw_wheel *w, unsigned int *left)
 		}
 	}
 	w->collecting = false;
+	return true;
+}
 
-	idx = tw_slot_index(w, 0, w->now);
+/*
+ * Cascade what became current at @w->now (see tw_cascade_all()) and collect
+ * what is due there.  Most ticks are not on a slot boundary of level 1, and
+ * then only level 0 can have work.  Return false if the cascade budget
+ * *@left ran out.
+ */
+static inline bool tw_collect(struct tw_wheel *w, unsigned int *left)
+{
+	unsigned int idx = tw_slot_index(w, 0, w->now);
+
+	if (!idx && !tw_cascade_all(w, left))
+		return false;
 	if (w->pending_map[0] & BIT_ULL(idx)) {
 		hlist_move_list(tw_slot(w, 0, idx), &w->expired);
 		w->pending_map[0] &= ~BIT_ULL(idx);
@@ -546,8 +618,8 @@ static bool tw_collect(struct tw_wheel *w, unsigned int *left)
  * Hand the expired timers to @fn while *@left allows.  Return false if it
  * ran out with timers left.
  */
-static bool tw_run_expired(struct tw_wheel *w, unsigned int *left,
-			   tw_expire_fn fn, void *data)
+static bool tw_fire_expired(struct tw_wheel *w, unsigned int *left,
+			    tw_expire_fn fn, void *data)
 {
 	while (!hlist_empty(&w->expired)) {
 		struct tw_timer *t;
@@ -561,6 +633,13 @@ static bool tw_run_expired(struct tw_wheel *w, unsigned int *left,
 		fn(t, data);
 	}
 	return true;
+}
+
+static __always_inline bool tw_run_expired(struct tw_wheel *w,
+					   unsigned int *left,
+					   tw_expire_fn fn, void *data)
+{
+	return hlist_empty(&w->expired) || tw_fire_expired(w, left, fn, data);
 }
 
 /**

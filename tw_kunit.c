@@ -320,6 +320,48 @@ static void tw_test_modify(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fx->wheel->nr_pending, 0ULL);
 }
 
+/*
+ * A timer pushed later stays in its slot above level 0 (tw_may_stay()) and
+ * is placed by its new tick when the slot comes round: it fires exactly
+ * then, the exact next expiry looks past it to later slots, and a push
+ * earlier, or any push on level 0, moves the timer.
+ */
+static void tw_test_lazy_modify(struct kunit *test)
+{
+	struct tw_fixture *fx = tw_fixture_new(test, NULL, 0, 0);
+	struct tw_probe *p = tw_probes_new(test, 4);
+
+	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[0].timer, 2 * 4096 + 10), 0);
+	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[1].timer, 3 * 4096 + 5), 0);
+	KUNIT_ASSERT_EQ(test, tw_modify(fx->wheel, &p[0].timer, 5 * 4096 + 1), 0);
+	KUNIT_EXPECT_EQ(test, tw_slot_of(fx->wheel, &p[0].timer),
+			2U * TW_LEVEL_SLOTS + 2);
+	KUNIT_EXPECT_EQ(test, tw_next_expiry(fx->wheel), 3ULL * 4096 + 5);
+	/* Earlier, into an earlier slot: moved, or it would fire late. */
+	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[2].timer, 4 * 4096 + 9), 0);
+	KUNIT_ASSERT_EQ(test, tw_modify(fx->wheel, &p[2].timer, 100), 0);
+	KUNIT_EXPECT_EQ(test, tw_slot_of(fx->wheel, &p[2].timer),
+			1U * TW_LEVEL_SLOTS + 1);
+	/* On level 0 a later tick is another slot. */
+	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[3].timer, 10), 0);
+	KUNIT_ASSERT_EQ(test, tw_modify(fx->wheel, &p[3].timer, 12), 0);
+	KUNIT_EXPECT_EQ(test, tw_slot_of(fx->wheel, &p[3].timer), 12U);
+	KUNIT_EXPECT_EQ(test, tw_next_expiry(fx->wheel), 12ULL);
+
+	tw_fx_advance(fx, 3 * 4096 + 5);
+	KUNIT_EXPECT_EQ(test, p[3].fired_at, 12ULL);
+	KUNIT_EXPECT_EQ(test, p[2].fired_at, 100ULL);
+	KUNIT_EXPECT_EQ(test, p[1].fired_at, 3ULL * 4096 + 5);
+	KUNIT_EXPECT_EQ(test, p[0].fires, 0U);
+	/* The slot it was left in came round at 8192 and placed it again. */
+	KUNIT_EXPECT_EQ(test, tw_next_expiry(fx->wheel), 5ULL * 4096 + 1);
+	tw_fx_advance(fx, 5 * 4096);
+	KUNIT_EXPECT_EQ(test, p[0].fires, 0U);
+	tw_fx_advance(fx, 6 * 4096);
+	KUNIT_EXPECT_EQ(test, p[0].fired_at, 5ULL * 4096 + 1);
+	KUNIT_EXPECT_EQ(test, fx->wheel->nr_pending, 0ULL);
+}
+
 /* A timer due at or before now fires on the next advance, to any tick. */
 static void tw_test_overdue_fires_next_advance(struct kunit *test)
 {
@@ -938,6 +980,7 @@ static struct kunit_case tw_core_cases[] = {
 	KUNIT_CASE(tw_test_stop_around_cascades),
 	KUNIT_CASE(tw_test_restart_after_fire),
 	KUNIT_CASE(tw_test_modify),
+	KUNIT_CASE(tw_test_lazy_modify),
 	KUNIT_CASE(tw_test_overdue_fires_next_advance),
 	KUNIT_CASE(tw_test_callback_starts_and_stops),
 	KUNIT_CASE(tw_test_callback_rearm_now_waits),
