@@ -183,6 +183,7 @@ int tw_init(struct tw_wheel *wheel, const u8 *level_bits,
 	}
 
 	wheel->nr_levels = nr_levels;
+	wheel->reach = ((u64)1 << shift) - ((u64)1 << wheel->shift[nr_levels - 1]);
 	wheel->now = now;
 	wheel->nr_pending = 0;
 	wheel->nr_fired = 0;
@@ -231,13 +232,14 @@ int tw_start(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires)
 	if (tw_timer_pending(timer))
 		return -EBUSY;
 
-	timer->expires = expires;
 	if (expires <= wheel->now) {
+		timer->expires = expires;
 		hlist_add_head(&timer->entry, &wheel->overdue);
 	} else {
 		lvl = tw_level_for(wheel, wheel->now, expires);
 		if (lvl == wheel->nr_levels || expires >= TW_MAX_TICK)
 			return -ERANGE;
+		timer->expires = expires;
 		tw_enqueue(wheel, timer, lvl);
 	}
 	wheel->nr_pending++;
@@ -260,8 +262,11 @@ static bool tw_may_stay(const struct tw_wheel *w, const struct tw_timer *t,
 {
 	if (t->expires <= w->now || expires < t->expires)
 		return false;
-	return expires == t->expires ||
-	       (tw_level_for(w, w->now, t->expires) > 0 &&
+	if (expires == t->expires)
+		return true;
+	/* Above level 0, and the new tick in range (most are well inside). */
+	return t->expires - w->now >= tw_level_slots(w, 0) &&
+	       ((expires - w->now < w->reach && expires < TW_MAX_TICK) ||
 		expires < tw_max_expiry(w));
 }
 
@@ -283,7 +288,9 @@ static bool tw_may_stay(const struct tw_wheel *w, const struct tw_timer *t,
  */
 int tw_modify(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires)
 {
-	if (tw_timer_pending(timer) && tw_may_stay(wheel, timer, expires)) {
+	if (!tw_timer_pending(timer))
+		return tw_start(wheel, timer, expires);
+	if (tw_may_stay(wheel, timer, expires)) {
 		timer->expires = expires;
 		return 0;
 	}
@@ -621,18 +628,27 @@ static inline bool tw_collect(struct tw_wheel *w, unsigned int *left)
 static bool tw_fire_expired(struct tw_wheel *w, unsigned int *left,
 			    tw_expire_fn fn, void *data)
 {
-	while (!hlist_empty(&w->expired)) {
+	u64 fired = 0;
+	bool done;
+
+	while (!(done = hlist_empty(&w->expired))) {
 		struct tw_timer *t;
 
 		if (!tw_take(left))
-			return false;
+			break;
 		t = hlist_entry(w->expired.first, struct tw_timer, entry);
 		hlist_del_init(&t->entry);
 		w->nr_pending--;
-		w->nr_fired++;
+		fired++;
 		fn(t, data);
 	}
-	return true;
+	/*
+	 * Counted apart: the callback's own starts change nr_pending, and
+	 * updating the two together made compilers pair them in one wide
+	 * load that a narrow store just before cannot forward to.
+	 */
+	w->nr_fired += fired;
+	return done;
 }
 
 static __always_inline bool tw_run_expired(struct tw_wheel *w,
@@ -729,6 +745,54 @@ unsigned int tw_cascades_needed(const struct tw_wheel *wheel, u64 expires)
 	return moves;
 }
 
+/*
+ * The tick in [@lo, @hi] that needs the fewest cascades, the latest of
+ * those on a tie: a timer re-armed with a range that slides with now stays
+ * valid the longest.  A tick aligned to a slot of the level it is placed on
+ * fires on arrival at that slot, one move, so the candidates are @hi and
+ * @hi rounded down to each level's slot size, the last tick level 0 reaches
+ * (no move at all), and @lo.
+ */
+static u64 tw_pick_in_range(const struct tw_wheel *w, u64 lo, u64 hi)
+{
+	u64 best = hi, t;
+	unsigned int lvl, cost = tw_cascades_needed(w, hi), c;
+
+	for (lvl = 1; lvl < w->nr_levels && cost; lvl++) {
+		t = hi & ~(((u64)1 << w->shift[lvl]) - 1);
+		if (t < lo)
+			break;
+		c = tw_cascades_needed(w, t);
+		if (c < cost) {
+			best = t;
+			cost = c;
+		}
+	}
+	/* Level 0's last tick, else @lo; both are earlier than any above. */
+	t = w->now + tw_level_slots(w, 0) - 1;
+	if (t > hi)
+		t = hi;
+	if (t < lo)
+		t = lo;
+	if (cost && tw_cascades_needed(w, t) < cost)
+		best = t;
+	return best;
+}
+
+/* Check a range for tw_start_range() and tw_modify_range(); cut @hi. */
+static int tw_check_range(const struct tw_wheel *w, u64 lo, u64 *hi)
+{
+	u64 max = tw_max_expiry(w) - 1;
+
+	if (lo > *hi)
+		return -EINVAL;
+	if (lo > max)
+		return -ERANGE;
+	if (*hi > max)
+		*hi = max;
+	return 0;
+}
+
 /**
  * tw_start_range - start a timer anywhere in [@lo, @hi], cheaply
  * @wheel: the wheel
@@ -736,10 +800,9 @@ unsigned int tw_cascades_needed(const struct tw_wheel *wheel, u64 expires)
  * @lo:    the earliest acceptable tick
  * @hi:    the latest acceptable tick
  *
- * Picks, among @lo and @lo rounded up to each level's slot size, the tick in
- * range that needs the fewest cascades, the earliest of those on a tie.  A
- * tick aligned to a slot of the level it is placed on fires on arrival at
- * that slot, one move; a range reaching level 0 costs none.
+ * Picks the tick in range that needs the fewest cascades, the latest of
+ * those on a tie (see tw_pick_in_range()): a range reaching level 0 costs
+ * no move, a far one usually one.
  *
  * Return: as tw_start(); -EINVAL if @lo > @hi.  @hi beyond the wheel's range
  * is cut to it; @lo beyond it is -ERANGE.
@@ -747,31 +810,39 @@ unsigned int tw_cascades_needed(const struct tw_wheel *wheel, u64 expires)
 int tw_start_range(struct tw_wheel *wheel, struct tw_timer *timer,
 		   u64 lo, u64 hi)
 {
-	u64 best = lo, max = tw_max_expiry(wheel) - 1;
-	unsigned int lvl, cost;
+	int ret;
 
 	if (tw_timer_pending(timer))
 		return -EBUSY;
-	if (lo > hi)
-		return -EINVAL;
-	if (lo > max)
-		return -ERANGE;
-	if (hi > max)
-		hi = max;
+	ret = tw_check_range(wheel, lo, &hi);
+	return ret ? ret : tw_start(wheel, timer, tw_pick_in_range(wheel, lo, hi));
+}
 
-	cost = tw_cascades_needed(wheel, lo);
-	for (lvl = 1; lvl < wheel->nr_levels && cost; lvl++) {
-		u64 mask = ((u64)1 << wheel->shift[lvl]) - 1;
-		u64 t = (lo + mask) & ~mask;
-		unsigned int c;
+/**
+ * tw_modify_range - start a timer, or move a pending one, anywhere in
+ *                   [@lo, @hi], cheaply
+ * @wheel: the wheel
+ * @timer: an initialised timer, pending or not
+ * @lo:    the earliest acceptable tick
+ * @hi:    the latest acceptable tick
+ *
+ * A pending timer already due in the range is left alone: an idle timeout
+ * re-armed on every request with a slack of a second costs one comparison,
+ * not a store, until now has moved by about that second.  Otherwise the
+ * tick is picked as by tw_start_range() and set as by tw_modify(), which
+ * leaves a timer pushed later in its slot.  Ratas' schedule_in_range().
+ *
+ * Return: as tw_start_range(), but never -EBUSY; on an error the timer is
+ * left as it was.
+ */
+int tw_modify_range(struct tw_wheel *wheel, struct tw_timer *timer,
+		    u64 lo, u64 hi)
+{
+	int ret;
 
-		if (t > hi)
-			break;
-		c = tw_cascades_needed(wheel, t);
-		if (c < cost) {
-			best = t;
-			cost = c;
-		}
-	}
-	return tw_start(wheel, timer, best);
+	if (tw_timer_pending(timer) && timer->expires >= lo &&
+	    timer->expires <= hi)
+		return 0;
+	ret = tw_check_range(wheel, lo, &hi);
+	return ret ? ret : tw_modify(wheel, timer, tw_pick_in_range(wheel, lo, hi));
 }

@@ -68,6 +68,9 @@ struct tw_timer {
  * @nr_levels:   levels in use
  * @bits:        log2 of the number of slots of each level
  * @shift:       log2 of the ticks one slot of each level spans
+ * @reach:       every tick less than this far ahead of @now is in range,
+ *               wherever @now is (2^total_bits - 2^shift[top]); farther
+ *               ones need tw_max_expiry()
  * @level_of_bits: for a distance of n significant bits, the lowest level
  *               whose window can reach it (see tw_level_for())
  * @slots:       TW_LEVEL_SLOTS list heads per level, level after level
@@ -80,6 +83,7 @@ struct tw_wheel {
 	u64			nr_pending;
 	u64			nr_fired;
 	u64			nr_cascades;
+	u64			reach;
 	bool			collecting;
 	u8			nr_levels;
 	u8			bits[TW_MAX_LEVELS];
@@ -97,6 +101,8 @@ int tw_start(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires);
 int tw_start_range(struct tw_wheel *wheel, struct tw_timer *timer,
 		   u64 lo, u64 hi);
 int tw_modify(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires);
+int tw_modify_range(struct tw_wheel *wheel, struct tw_timer *timer,
+		    u64 lo, u64 hi);
 bool tw_stop(struct tw_wheel *wheel, struct tw_timer *timer);
 unsigned int tw_advance(struct tw_wheel *wheel, u64 target,
 			unsigned int budget, tw_expire_fn fn, void *data);

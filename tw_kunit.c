@@ -362,6 +362,51 @@ static void tw_test_lazy_modify(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fx->wheel->nr_pending, 0ULL);
 }
 
+/*
+ * tw_modify_range() leaves a pending timer due in the range alone, moves one
+ * due outside it to the tick tw_start_range() would pick (lazily when that
+ * is later), starts a stopped one, and refuses what tw_start_range() does.
+ */
+static void tw_test_modify_range(struct kunit *test)
+{
+	struct tw_fixture *fx = tw_fixture_new(test, NULL, 0, 100);
+	struct tw_probe *p = tw_probes_new(test, 2);
+	u64 lo = 100000, hi = 103000, t;
+
+	KUNIT_ASSERT_EQ(test, tw_modify_range(fx->wheel, &p[0].timer, lo, hi), 0);
+	t = p[0].timer.expires;
+	/* The one tick in range aligned to a level-2 slot: one move. */
+	KUNIT_EXPECT_EQ(test, t, 25ULL * 4096);
+	KUNIT_EXPECT_EQ(test, tw_cascades_needed(fx->wheel, t), 1U);
+	/* Still in range, though 26 * 4096 would be picked now: no change. */
+	KUNIT_ASSERT_EQ(test, tw_modify_range(fx->wheel, &p[0].timer, 102000, 106500), 0);
+	KUNIT_EXPECT_EQ(test, p[0].timer.expires, t);
+	/* Out of range, later: the new tick, in the slot it was in. */
+	KUNIT_ASSERT_EQ(test, tw_modify_range(fx->wheel, &p[0].timer, lo + 4000, hi + 4000), 0);
+	KUNIT_EXPECT_EQ(test, p[0].timer.expires, 26ULL * 4096);
+	KUNIT_EXPECT_EQ(test, tw_slot_of(fx->wheel, &p[0].timer),
+			2U * TW_LEVEL_SLOTS + (t >> 12) % 64);
+	/* Out of range, and no tick in range needs less than two moves: hi. */
+	KUNIT_ASSERT_EQ(test, tw_modify_range(fx->wheel, &p[1].timer, 111000, 111999), 0);
+	KUNIT_EXPECT_EQ(test, p[1].timer.expires, 111999ULL);
+	KUNIT_EXPECT_EQ(test, tw_cascades_needed(fx->wheel, 111999), 2U);
+	tw_stop(fx->wheel, &p[1].timer);
+	/* Earlier: moved. */
+	KUNIT_ASSERT_EQ(test, tw_modify_range(fx->wheel, &p[0].timer, 120, 130), 0);
+	KUNIT_EXPECT_EQ(test, p[0].timer.expires, 130ULL);
+	KUNIT_EXPECT_EQ(test, tw_slot_of(fx->wheel, &p[0].timer), 130U % 64);
+	/* Errors leave the timer as it was. */
+	KUNIT_EXPECT_EQ(test, tw_modify_range(fx->wheel, &p[0].timer, 200, 199), -EINVAL);
+	KUNIT_EXPECT_EQ(test, tw_modify_range(fx->wheel, &p[0].timer,
+					      tw_max_expiry(fx->wheel), U64_MAX), -ERANGE);
+	KUNIT_EXPECT_EQ(test, p[0].timer.expires, 130ULL);
+	KUNIT_EXPECT_TRUE(test, tw_timer_pending(&p[0].timer));
+	KUNIT_ASSERT_EQ(test, tw_modify_range(fx->wheel, &p[1].timer, 140, 140), 0);
+	tw_fx_advance(fx, 200);
+	KUNIT_EXPECT_EQ(test, p[0].fired_at, 130ULL);
+	KUNIT_EXPECT_EQ(test, p[1].fired_at, 140ULL);
+}
+
 /* A timer due at or before now fires on the next advance, to any tick. */
 static void tw_test_overdue_fires_next_advance(struct kunit *test)
 {
@@ -639,9 +684,9 @@ static void tw_test_start_range(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tw_start_range(fx->wheel, &p[0].timer, 9, 8), -EINVAL);
 	KUNIT_EXPECT_EQ(test, tw_start_range(fx->wheel, &p[0].timer,
 					     tw_max_expiry(fx->wheel), U64_MAX), -ERANGE);
-	/* Reaching level 0: the earliest tick, no cascade. */
+	/* Reaching level 0: its last tick, no cascade. */
 	KUNIT_ASSERT_EQ(test, tw_start_range(fx->wheel, &p[0].timer, 150, 5000), 0);
-	KUNIT_EXPECT_EQ(test, p[0].timer.expires, 150ULL);
+	KUNIT_EXPECT_EQ(test, p[0].timer.expires, 163ULL);
 	/* Far out: a slot-aligned tick that needs one move. */
 	KUNIT_ASSERT_EQ(test, tw_start_range(fx->wheel, &p[1].timer,
 					     1000003, 1000003 + 70000), 0);
@@ -658,6 +703,8 @@ static void tw_test_start_range(struct kunit *test)
 					     U64_MAX), 0);
 	KUNIT_EXPECT_LT(test, p[3].timer.expires, tw_max_expiry(fx->wheel));
 
+	/* Of the ticks needing one move, the latest. */
+	KUNIT_EXPECT_EQ(test, p[1].timer.expires, (1000003ULL + 70000) & ~262143ULL);
 	/* The prediction holds: p[1] moves once, p[2] as often as computed. */
 	before = fx->wheel->nr_cascades;
 	expected = 1 + tw_cascades_needed(fx->wheel, 1000003);
@@ -981,6 +1028,7 @@ static struct kunit_case tw_core_cases[] = {
 	KUNIT_CASE(tw_test_restart_after_fire),
 	KUNIT_CASE(tw_test_modify),
 	KUNIT_CASE(tw_test_lazy_modify),
+	KUNIT_CASE(tw_test_modify_range),
 	KUNIT_CASE(tw_test_overdue_fires_next_advance),
 	KUNIT_CASE(tw_test_callback_starts_and_stops),
 	KUNIT_CASE(tw_test_callback_rearm_now_waits),

@@ -132,24 +132,15 @@ static void twb_schedule(struct bk *b, uint32_t id, uint64_t delta)
 		bk_fail("tw_modify");
 }
 
-/*
- * Ratas' rule first, which tw_core's interface leaves to the caller: a
- * timer already due in the range stays.  Otherwise tw_start_range() picks
- * the tick.
- */
+/* Ratas' schedule_in_range(): tw_modify_range() is the same rule. */
 static void twb_schedule_in_range(struct bk *b, uint32_t id, uint64_t lo,
 				  uint64_t hi)
 {
 	struct tw_bk *w = twb(b);
-	struct tw_timer *t = &w->t[id];
 	uint64_t now = tw_now(&w->wheel);
 
-	if (tw_timer_pending(t) && t->expires >= now + lo &&
-	    t->expires <= now + hi)
-		return;
-	tw_stop(&w->wheel, t);
-	if (tw_start_range(&w->wheel, t, now + lo, now + hi))
-		bk_fail("tw_start_range");
+	if (tw_modify_range(&w->wheel, &w->t[id], now + lo, now + hi))
+		bk_fail("tw_modify_range");
 }
 
 static void twb_cancel(struct bk *b, uint32_t id)

@@ -101,6 +101,32 @@ static void advance(u64 target, unsigned int budget)
 		abort();
 }
 
+/* tw_start_range() or tw_modify_range() over [@lo, @hi]. */
+static void range_op(struct probe *p, u64 lo, u64 hi, bool modify)
+{
+	u64 was = p->timer.expires;
+	int ret;
+
+	if (modify && p->pending && was >= lo && was <= hi) {
+		CHECK(!tw_modify_range(&wheel, &p->timer, lo, hi));
+		CHECK(p->timer.expires == was);
+		return;
+	}
+	ret = modify ? tw_modify_range(&wheel, &p->timer, lo, hi) :
+		       tw_start_range(&wheel, &p->timer, lo, hi);
+	if (!modify && p->pending) {
+		CHECK(ret == -EBUSY);
+	} else if (hi < lo) {
+		CHECK(ret == -EINVAL);
+	} else if (!ret) {
+		CHECK(p->timer.expires >= lo && p->timer.expires <= hi);
+		started(p, ret, 0);
+	} else {
+		CHECK(ret == -ERANGE && lo >= tw_max_expiry(&wheel));
+		CHECK(!p->pending || p->timer.expires == was);
+	}
+}
+
 static void step(struct input *in)
 {
 	struct probe *p = &probe[take(in, 1) % N];
@@ -115,17 +141,7 @@ static void step(struct input *in)
 		break;
 	case 1:
 		hi = due + take_delta(in);
-		ret = tw_start_range(&wheel, &p->timer, due, hi);
-		if (p->pending) {
-			CHECK(ret == -EBUSY);
-		} else if (hi < due) {
-			CHECK(ret == -EINVAL);
-		} else if (!ret) {
-			CHECK(p->timer.expires >= due && p->timer.expires <= hi);
-			started(p, ret, 0);
-		} else {
-			CHECK(ret == -ERANGE && due >= tw_max_expiry(&wheel));
-		}
+		range_op(p, due, hi, take(in, 1) & 1);
 		break;
 	case 2:
 		ret = tw_modify(&wheel, &p->timer, due);
