@@ -179,7 +179,7 @@ static uint64_t twb_ticks_to_next_event(struct bk *b, uint64_t max)
 
 static const struct bk_ops bk_tw_ops = {
 	.name = "tw_core",
-	.range_note = "tw_start_range(), unless already due in the range",
+	.range_note = "tw_modify_range(): Ratas' rule, the latest cheapest tick",
 	.create = twb_create,
 	.destroy = twb_destroy,
 	.now = twb_now,
