@@ -31,6 +31,7 @@
 
 #include "heap.h"
 #include "tw_core.h"
+#include "xorshift.h"
 
 #define START_SPAN	BIT_ULL(20)
 #define MIXED_SPAN	BIT_ULL(16)
@@ -66,14 +67,6 @@ struct bench {
 	uint64_t		fired;
 	bool			rearm;
 };
-
-static uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 0x2545f4914f6cdd1dULL;
-}
 
 static double now_ns(void)
 {

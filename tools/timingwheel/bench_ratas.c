@@ -54,6 +54,7 @@
 #include "bench_ratas.h"
 #include "heap.h"
 #include "tw_core.h"
+#include "xorshift.h"
 
 #define TICKS_MS	50ULL
 #define TICKS_S		(1000 * TICKS_MS)
@@ -344,14 +345,6 @@ struct wl {
 	uint64_t		nr_idle;
 	uint64_t		nr_missed;
 };
-
-static uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 0x2545f4914f6cdd1dULL;
-}
 
 /* Uniform in [0, 1). */
 static double rnd_unit(uint64_t *s)
