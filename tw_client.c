@@ -54,7 +54,7 @@
  * programming and the id index.  No hold of it is longer than a small
  * constant: a batch takes it per TW_CHUNK entries, a read per TW_CHUNK / 2
  * events, the hrtimer callback for at most expiry_batch expiries, and
- * GET_INFO looks at no more than TW_INFO_SCAN timers.  read() holds a mutex
+ * GET_INFO looks at no more than TW_INFO_SCAN timers per wheel level.  read() holds a mutex
  * across the copy to userspace so that concurrent readers see events in
  * order; an O_NONBLOCK read never sleeps on it.  close() cancels the
  * hrtimer, waiting for a callback in flight, before it frees the timers.
@@ -94,7 +94,7 @@
 #define TW_MAX_RESOLUTION_NS	NSEC_PER_SEC
 /* The pause between two follow-up callbacks of a burst. */
 #define TW_BURST_GAP_NS		20000ULL
-/* GET_INFO and fdinfo look at no more timers of one wheel slot than this. */
+/* GET_INFO and fdinfo look at no more timers of one wheel level than this. */
 #define TW_INFO_SCAN		64
 /*
  * Allocations a caller causes: charged to its memory cgroup, and allowed to

@@ -31,9 +31,10 @@
  * on a lower level.  This is the cascade the kernel's own wheel gave up in
  * 4.8 in exchange for up to 12.5% of lateness; here a timer fires in the
  * advance that reaches exactly its tick, never earlier and never later.  A
- * timer is moved at most once per level below the one it started on, and
- * most timers are stopped long before that (see tw_start_range() for picking
- * a tick that needs a single move).
+ * timer is moved at most once per level below the one it started on (plus
+ * once per time tw_modify() left it behind, below), and most timers are
+ * stopped long before that (see tw_start_range() for picking a tick that
+ * needs a single move).
  *
  * Lazy re-arming.  Most timers are pushed later again and again before they
  * fire (idle timeouts re-armed on activity).  tw_modify() leaves a timer
@@ -281,7 +282,7 @@ static bool tw_may_stay(const struct tw_wheel *w, const struct tw_timer *t,
  * is in becomes current no later than the new tick, which is all a slot
  * above level 0 promises, and places it again then.  A timer pushed later
  * a hundred times is moved once, when its slot comes round.  Otherwise this
- * is tw_stop() and tw_start().
+ * is tw_stop() and tw_start().  Not while the caller uses @timer->link.
  *
  * Return: 0, or -ERANGE if @expires is at or beyond tw_max_expiry(), in
  * which case the timer is left as it was.
@@ -306,6 +307,8 @@ int tw_modify(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires)
  * @timer: the timer
  *
  * O(1): the timer is unlinked from wherever it waits.
+ *
+ * Not while the caller uses @timer->link: initialise the timer first.
  *
  * Return: true if the timer was pending, false if it was not (never
  * started, already fired or already stopped), in which case nothing changes.
@@ -501,7 +504,8 @@ static u64 tw_level_min(const struct tw_wheel *w, unsigned int lvl,
 /**
  * tw_next_expiry_within - the earliest pending timer's tick, at bounded cost
  * @wheel:    the wheel
- * @max_scan: look at no more than this many timers on one level
+ * @max_scan: look at no more than this many timers on one level (twice
+ *            that on a level whose unfinished cascade is scanned too)
  *
  * Unlike tw_next_event() this looks inside the slots that could hold the
  * earliest timer, so it costs O(levels) plus up to @max_scan timers per
@@ -746,9 +750,12 @@ unsigned int tw_cascades_needed(const struct tw_wheel *wheel, u64 expires)
 }
 
 /*
- * The tick in [@lo, @hi] that needs the fewest cascades, the latest of
- * those on a tie: a timer re-armed with a range that slides with now stays
- * valid the longest.  A tick aligned to a slot of the level it is placed on
+ * Of a few candidate ticks in [@lo, @hi], one that needs the fewest
+ * cascades, the latest of those on a tie: a timer re-armed with a range
+ * that slides with now stays valid the longest.  The candidates miss a
+ * cheaper tick now and then (one just past a slot boundary that rounding
+ * @hi down overshoots), at the price of one more move, never of a tick out
+ * of range.  A tick aligned to a slot of the level it is placed on
  * fires on arrival at that slot, one move, so the candidates are @hi and
  * @hi rounded down to each level's slot size, the last tick level 0 reaches
  * (no move at all), and @lo.
@@ -800,9 +807,9 @@ static int tw_check_range(const struct tw_wheel *w, u64 lo, u64 *hi)
  * @lo:    the earliest acceptable tick
  * @hi:    the latest acceptable tick
  *
- * Picks the tick in range that needs the fewest cascades, the latest of
- * those on a tie (see tw_pick_in_range()): a range reaching level 0 costs
- * no move, a far one usually one.
+ * Picks, among a few candidate ticks in range, one that needs the fewest
+ * cascades, the latest of those on a tie (see tw_pick_in_range()): a range
+ * reaching level 0 costs no move, a far one usually one.
  *
  * Return: as tw_start(); -EINVAL if @lo > @hi.  @hi beyond the wheel's range
  * is cut to it; @lo beyond it is -ERANGE.

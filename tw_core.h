@@ -62,7 +62,8 @@ struct tw_timer {
  * @expired:     timers collected for firing that a budget held back
  * @nr_pending:  timers started and neither fired nor stopped
  * @nr_fired:    timers handed to the expiry callback, ever
- * @nr_cascades: timers moved from a level to a lower one, ever
+ * @nr_cascades: timers placed again when their slot came round, ever: moved
+ *               to a lower level, or anywhere if tw_modify() pushed them later
  * @collecting:  a cascade budget ran out at @now: some current slot above
  *               level 0 still holds timers, and the next advance finishes it
  * @nr_levels:   levels in use
@@ -117,7 +118,10 @@ static inline void tw_timer_init(struct tw_timer *timer)
 	timer->expires = 0;
 }
 
-/* True while the timer is in the wheel: started, not yet fired or stopped. */
+/*
+ * True while the timer is in the wheel: started, not yet fired or stopped.
+ * Not while the caller uses @timer->link, which shares the storage.
+ */
 static inline bool tw_timer_pending(const struct tw_timer *timer)
 {
 	return !hlist_unhashed(&timer->entry);
