@@ -38,18 +38,18 @@
  * caller's own input, and writing it back would double the bytes a batch
  * moves.
  */
-static int tw_get_ops(void *arg, unsigned int done, struct tw_op *ops,
+static int tw_get_ops(void *arg, unsigned int done, struct twheel_op *ops,
 		      unsigned int n)
 {
-	struct tw_op __user *uops = *(struct tw_op __user **)arg + done;
+	struct twheel_op __user *uops = *(struct twheel_op __user **)arg + done;
 
 	return copy_from_user(ops, uops, n * sizeof(*ops)) ? -EFAULT : 0;
 }
 
-static int tw_put_results(void *arg, unsigned int done, const struct tw_op *ops,
+static int tw_put_results(void *arg, unsigned int done, const struct twheel_op *ops,
 			  unsigned int n)
 {
-	struct tw_op __user *uops = *(struct tw_op __user **)arg + done;
+	struct twheel_op __user *uops = *(struct twheel_op __user **)arg + done;
 	unsigned int i;
 
 	if (!user_write_access_begin(uops, n * sizeof(*uops)))
@@ -70,12 +70,12 @@ static const struct tw_batch_io tw_user_batch = {
 
 static long tw_ioctl_batch(struct tw_client *c, void __user *argp)
 {
-	struct tw_op __user *uops;
-	struct tw_batch batch;
+	struct twheel_op __user *uops;
+	struct twheel_batch batch;
 
 	if (copy_from_user(&batch, argp, sizeof(batch)))
 		return -EFAULT;
-	if (batch.flags || batch.__reserved || batch.count > TW_BATCH_MAX)
+	if (batch.flags || batch.__reserved || batch.count > TWHEEL_BATCH_MAX)
 		return -EINVAL;
 	uops = u64_to_user_ptr(batch.ops);
 	return tw_client_batch(c, batch.count, &tw_user_batch, &uops);
@@ -83,14 +83,15 @@ static long tw_ioctl_batch(struct tw_client *c, void __user *argp)
 
 static long tw_ioctl_start(struct tw_client *c, void __user *argp)
 {
-	struct tw_timer_spec spec;
-	struct tw_op op = { .op = TW_OP_START };
+	struct twheel_timer_spec spec;
+	struct twheel_op op = { .op = TWHEEL_OP_START };
 
 	if (copy_from_user(&spec, argp, sizeof(spec)))
 		return -EFAULT;
 	op.id = spec.id;
 	op.value = spec.value;
 	op.interval = spec.interval;
+	op.slack = spec.slack;
 	op.flags = spec.flags;
 	op.__reserved = spec.__reserved;
 	tw_client_apply(c, &op, 1);
@@ -99,7 +100,7 @@ static long tw_ioctl_start(struct tw_client *c, void __user *argp)
 
 static long tw_ioctl_stop(struct tw_client *c, void __user *argp)
 {
-	struct tw_stop stop;
+	struct twheel_stop stop;
 
 	if (copy_from_user(&stop, argp, sizeof(stop)))
 		return -EFAULT;
@@ -111,7 +112,7 @@ static long tw_ioctl_stop(struct tw_client *c, void __user *argp)
 
 static long tw_ioctl_set_config(struct tw_client *c, void __user *argp)
 {
-	struct tw_config cfg;
+	struct twheel_config cfg;
 
 	if (copy_from_user(&cfg, argp, sizeof(cfg)))
 		return -EFAULT;
@@ -122,7 +123,7 @@ static long tw_ioctl_set_config(struct tw_client *c, void __user *argp)
 
 static long tw_ioctl_query(struct tw_client *c, void __user *argp)
 {
-	struct tw_query q;
+	struct twheel_query q;
 	int ret;
 
 	if (copy_from_user(&q, argp, sizeof(q)))
@@ -139,21 +140,21 @@ static long tw_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct tw_client *c = file->private_data;
 	void __user *argp = (void __user *)arg;
-	struct tw_info info;
+	struct twheel_info info;
 
 	switch (cmd) {
-	case TW_IOC_SET_CONFIG:
+	case TWHEEL_IOC_SET_CONFIG:
 		return tw_ioctl_set_config(c, argp);
-	case TW_IOC_GET_INFO:
+	case TWHEEL_IOC_GET_INFO:
 		tw_client_info(c, &info);
 		return copy_to_user(argp, &info, sizeof(info)) ? -EFAULT : 0;
-	case TW_IOC_START:
+	case TWHEEL_IOC_START:
 		return tw_ioctl_start(c, argp);
-	case TW_IOC_STOP:
+	case TWHEEL_IOC_STOP:
 		return tw_ioctl_stop(c, argp);
-	case TW_IOC_BATCH:
+	case TWHEEL_IOC_BATCH:
 		return tw_ioctl_batch(c, argp);
-	case TW_IOC_QUERY:
+	case TWHEEL_IOC_QUERY:
 		return tw_ioctl_query(c, argp);
 	default:
 		return -ENOTTY;
@@ -161,10 +162,10 @@ static long tw_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 }
 
 /* A read's events go to the caller's buffer; @arg points to its pointer. */
-static int tw_copy_events(void *arg, size_t done, const struct tw_event *ev,
+static int tw_copy_events(void *arg, size_t done, const struct twheel_event *ev,
 			  unsigned int n)
 {
-	struct tw_event __user *buf = *(struct tw_event __user **)arg + done;
+	struct twheel_event __user *buf = *(struct twheel_event __user **)arg + done;
 
 	return copy_to_user(buf, ev, n * sizeof(*ev)) ? -EFAULT : 0;
 }
@@ -173,8 +174,8 @@ static ssize_t tw_read(struct file *file, char __user *buf, size_t count,
 		       loff_t *ppos)
 {
 	struct tw_client *c = file->private_data;
-	struct tw_event __user *ubuf = (struct tw_event __user *)buf;
-	size_t max = count / sizeof(struct tw_event);
+	struct twheel_event __user *ubuf = (struct twheel_event __user *)buf;
+	size_t max = count / sizeof(struct twheel_event);
 	ssize_t ret;
 
 	if (!max)
@@ -197,7 +198,7 @@ static ssize_t tw_read(struct file *file, char __user *buf, size_t count,
 		mutex_unlock(&c->read_mutex);
 
 		if (ret)
-			return ret < 0 ? ret : ret * sizeof(struct tw_event);
+			return ret < 0 ? ret : ret * sizeof(struct twheel_event);
 		if (file->f_flags & O_NONBLOCK)
 			return -EAGAIN;
 		if (wait_event_interruptible(c->wq, READ_ONCE(c->nr_queued)))
@@ -241,7 +242,7 @@ static int tw_release(struct inode *inode, struct file *file)
 
 static void tw_show_fdinfo(struct seq_file *m, struct file *file)
 {
-	struct tw_info info;
+	struct twheel_info info;
 
 	tw_client_info(file->private_data, &info);
 	seq_printf(m, "clockid:\t%u\nresolution_ns:\t%llu\nrange_ns:\t%llu\n",

@@ -294,6 +294,31 @@ static int tw_due_tick(const struct tw_client *c, u64 ns, u64 *tick)
 	return 0;
 }
 
+/*
+ * Time namespaces.  The wheel runs on the host's clock; a caller in a time
+ * namespace gives and reads times on its own view of the clock, the host's
+ * plus an offset (tw_timens_offset()), as with timerfd.  An absolute time
+ * before the host clock's zero is simply due; a time that a reader's view
+ * would put before its zero reads as 0.
+ */
+static int tw_to_host(u64 ns, s64 off, u64 *host)
+{
+	if (ns > KTIME_MAX)
+		return -ERANGE;
+	if (off >= 0)
+		*host = ns > (u64)off ? ns - off : 0;
+	else if (check_add_overflow(ns, (u64)-off, host))
+		return -ERANGE;
+	return 0;
+}
+
+static u64 tw_to_view(u64 ns, s64 off)
+{
+	if (off < 0)
+		return ns > (u64)-off ? ns + off : 0;
+	return ns + off;
+}
+
 /* The due time of @t: its tick's, which is a ktime (tw_due_tick()). */
 static u64 tw_due(const struct tw_client *c, const struct tw_ktimer *t)
 {
@@ -405,6 +430,7 @@ unsigned int tw_client_expire(struct tw_client *c)
 	u64 now;
 
 	spin_lock(&c->lock);
+	c->nr_wakeups++;
 	now = tw_clock_ns(c);
 	fired = tw_catch_up(c, now);
 	tw_program(c, now);
@@ -421,23 +447,28 @@ static enum hrtimer_restart tw_hrtimer_fn(struct hrtimer *hrtimer)
 	return HRTIMER_NORESTART;
 }
 
-/* Arm @t at tick @tick; it is new, or its node was initialised again. */
-static int tw_arm(struct tw_client *c, struct tw_ktimer *t, u64 tick)
+/*
+ * Arm @t at a tick in [@lo, @hi], the one tw_start_range() finds cheapest;
+ * @t is new, or its node was initialised again.
+ */
+static int tw_arm(struct tw_client *c, struct tw_ktimer *t, u64 lo, u64 hi)
 {
 	int ret;
 
 	lockdep_assert_held(&c->lock);
-	ret = tw_start(&c->wheel, &t->node, tick);
+	ret = lo == hi ? tw_start(&c->wheel, &t->node, lo) :
+			 tw_start_range(&c->wheel, &t->node, lo, hi);
 	if (!ret)
 		t->state = TW_ARMED;
 	return ret;
 }
 
 /*
- * Arm a QUEUED timer at @tick, withdrawing its unread event.  If that
+ * Arm a QUEUED timer in [@lo, @hi], withdrawing its unread event.  If that
  * fails, the event stays where it was in the queue, due as it was.
  */
-static int tw_arm_queued(struct tw_client *c, struct tw_ktimer *t, u64 tick)
+static int tw_arm_queued(struct tw_client *c, struct tw_ktimer *t, u64 lo,
+			 u64 hi)
 {
 	struct list_head *prev = t->node.link.prev;
 	u64 old = t->node.expires;
@@ -446,7 +477,7 @@ static int tw_arm_queued(struct tw_client *c, struct tw_ktimer *t, u64 tick)
 	lockdep_assert_held(&c->lock);
 	list_del(&t->node.link);
 	tw_timer_init(&t->node);
-	ret = tw_arm(c, t, tick);
+	ret = tw_arm(c, t, lo, hi);
 	if (ret) {
 		t->node.expires = old;
 		list_add(&t->node.link, prev);
@@ -456,9 +487,16 @@ static int tw_arm_queued(struct tw_client *c, struct tw_ktimer *t, u64 tick)
 	return 0;
 }
 
-/* Re-arm an existing timer for TW_TIMER_REPLACE. */
-static int tw_rearm(struct tw_client *c, struct tw_ktimer *t, u64 tick,
-		    u64 interval)
+/* Where a START puts its timer: in ticks [@lo, @hi], then every @interval. */
+struct tw_when {
+	u64	lo;
+	u64	hi;
+	u64	interval;
+};
+
+/* Re-arm an existing timer for TWHEEL_TIMER_REPLACE. */
+static int tw_rearm(struct tw_client *c, struct tw_ktimer *t,
+		    const struct tw_when *w)
 {
 	int ret;
 
@@ -468,56 +506,80 @@ static int tw_rearm(struct tw_client *c, struct tw_ktimer *t, u64 tick,
 		return -EBUSY;
 	if (t->state == TW_QUEUED)
 		/* The unread event of the old expiry is withdrawn. */
-		ret = tw_arm_queued(c, t, tick);
-	else
+		ret = tw_arm_queued(c, t, w->lo, w->hi);
+	else if (w->lo == w->hi)
 		/* Moves it, usually without leaving its slot. */
-		ret = tw_modify(&c->wheel, &t->node, tick);
+		ret = tw_modify(&c->wheel, &t->node, w->lo);
+	else
+		/* Leaves it alone if it is already due in the range. */
+		ret = tw_modify_range(&c->wheel, &t->node, w->lo, w->hi);
 	if (ret)
 		return ret;
-	t->interval = interval;
+	t->interval = w->interval;
 	return 0;
 }
 
-/*
- * A START's arguments: the tick it is due at and its period in ticks, or
- * the error that refuses it.
- */
-static int tw_start_args(struct tw_client *c, const struct tw_op *op, u64 now,
-			 u64 *tick, u64 *interval)
+/* The time a START is due at, on the host's clock. */
+static int tw_start_due(struct tw_client *c, const struct twheel_op *op,
+			u64 now, u64 *due)
 {
-	u64 due, rem;
+	if (op->flags & TWHEEL_TIMER_ABSTIME)
+		return tw_to_host(op->value, tw_timens_offset(c->clockid), due);
+	return check_add_overflow(now, op->value, due) ? -ERANGE : 0;
+}
 
-	if ((op->flags & ~TW_TIMER_FLAGS) || op->__reserved)
+/*
+ * A START's arguments: the ticks it may fire at and its period in ticks,
+ * or the error that refuses it.  The first tick is the first at or after
+ * the due time, the last the last that the slack reaches.
+ */
+static int tw_start_args(struct tw_client *c, const struct twheel_op *op,
+			 u64 now, struct tw_when *w)
+{
+	u64 due, last, rem;
+	int ret;
+
+	if ((op->flags & ~TWHEEL_TIMER_FLAGS) || op->__reserved)
 		return -EINVAL;
-	*interval = 0;
+	/* Its period would have to keep to the tick the slack chose. */
+	if (op->slack && op->interval)
+		return -EINVAL;
+	w->interval = 0;
 	if (op->interval) {
 		/* Whole ticks, or expiries would drift off the schedule. */
-		*interval = div64_u64_rem(op->interval, c->resolution, &rem);
+		w->interval = div64_u64_rem(op->interval, c->resolution, &rem);
 		if (rem)
 			return -EINVAL;
 	}
-	if (op->flags & TW_TIMER_ABSTIME)
-		due = op->value;
-	else if (check_add_overflow(now, op->value, &due))
-		return -ERANGE;
-	return tw_due_tick(c, due, tick);
+	ret = tw_start_due(c, op, now, &due);
+	if (!ret)
+		ret = tw_due_tick(c, due, &w->lo);
+	if (ret || !op->slack) {
+		w->hi = w->lo;
+		return ret;
+	}
+	/* The slack only widens the choice: past a ktime, it ends there. */
+	if (check_add_overflow(due, op->slack, &last) || last > KTIME_MAX)
+		last = KTIME_MAX;
+	w->hi = max(w->lo, div64_u64(last, c->resolution));
+	return 0;
 }
 
 /* START one timer; a timer that is created takes the top spare. */
-static int tw_do_start(struct tw_client *c, const struct tw_op *op, u64 now,
+static int tw_do_start(struct tw_client *c, const struct twheel_op *op, u64 now,
 		       struct tw_spares *spares)
 {
 	struct tw_ktimer *t;
-	u64 tick, interval;
+	struct tw_when w;
 	int ret;
 
-	ret = tw_start_args(c, op, now, &tick, &interval);
+	ret = tw_start_args(c, op, now, &w);
 	if (ret)
 		return ret;
-	if (op->flags & TW_TIMER_REPLACE) {
+	if (op->flags & TWHEEL_TIMER_REPLACE) {
 		t = tw_lookup(c, op->id);
 		if (t)
-			return tw_rearm(c, t, tick, interval);
+			return tw_rearm(c, t, &w);
 	}
 	if (c->nr_timers >= READ_ONCE(max_timers))
 		return tw_lookup(c, op->id) ? -EEXIST : -ENOSPC;
@@ -530,9 +592,9 @@ static int tw_do_start(struct tw_client *c, const struct tw_op *op, u64 now,
 	t = spares->t[spares->nr - 1];
 	tw_timer_init(&t->node);
 	t->idn.id = op->id;
-	t->interval = interval;
+	t->interval = w.interval;
 	t->stopped = false;
-	ret = tw_arm(c, t, tick);
+	ret = tw_arm(c, t, w.lo, w.hi);
 	if (ret)
 		return ret;
 	/* One pass over the bucket both finds a duplicate and inserts. */
@@ -546,12 +608,13 @@ static int tw_do_start(struct tw_client *c, const struct tw_op *op, u64 now,
 	return 0;
 }
 
-/* STOP one timer; return TW_STOPPED_* or -ENOENT. */
-static int tw_do_stop(struct tw_client *c, const struct tw_op *op)
+/* STOP one timer; return TWHEEL_STOPPED_* or -ENOENT. */
+static int tw_do_stop(struct tw_client *c, const struct twheel_op *op)
 {
 	struct tw_ktimer *t;
 
-	if (op->flags || op->value || op->interval || op->__reserved)
+	if (op->flags || op->value || op->interval || op->slack ||
+	    op->__reserved)
 		return -EINVAL;
 	t = tw_lookup(c, op->id);
 	if (!t)
@@ -561,12 +624,12 @@ static int tw_do_stop(struct tw_client *c, const struct tw_op *op)
 	case TW_ARMED:
 		tw_stop(&c->wheel, &t->node);
 		tw_forget(c, t);
-		return TW_STOPPED_PENDING;
+		return TWHEEL_STOPPED_PENDING;
 	case TW_QUEUED:
 		list_del(&t->node.link);
 		c->nr_queued--;
 		tw_forget(c, t);
-		return TW_STOPPED_EXPIRED;
+		return TWHEEL_STOPPED_EXPIRED;
 	default:
 		/*
 		 * A read() is delivering its event right now.  The timer leaves
@@ -577,12 +640,12 @@ static int tw_do_stop(struct tw_client *c, const struct tw_op *op)
 		 */
 		tw_ids_remove(&c->ids, &t->idn);
 		t->stopped = true;
-		return t->interval ? TW_STOPPED_PENDING : -ENOENT;
+		return t->interval ? TWHEEL_STOPPED_PENDING : -ENOENT;
 	}
 }
 
 /* Apply @n operations under one lock hold; the starts take @spares. */
-static void tw_apply(struct tw_client *c, struct tw_op *ops, unsigned int n,
+static void tw_apply(struct tw_client *c, struct twheel_op *ops, unsigned int n,
 		     struct tw_spares *spares)
 {
 	unsigned int i, fired;
@@ -592,13 +655,13 @@ static void tw_apply(struct tw_client *c, struct tw_op *ops, unsigned int n,
 	now = tw_clock_ns(c);
 	fired = tw_catch_up(c, now);
 	for (i = 0; i < n; i++) {
-		struct tw_op *op = &ops[i];
+		struct twheel_op *op = &ops[i];
 
 		switch (op->op) {
-		case TW_OP_START:
+		case TWHEEL_OP_START:
 			op->result = tw_do_start(c, op, now, spares);
 			break;
-		case TW_OP_STOP:
+		case TWHEEL_OP_STOP:
 			op->result = tw_do_stop(c, op);
 			break;
 		default:
@@ -666,13 +729,13 @@ static void tw_grow_ids(struct tw_client *c, unsigned int starts)
  *
  * Context: process context; may sleep.
  */
-void tw_client_apply(struct tw_client *c, struct tw_op *ops, unsigned int n)
+void tw_client_apply(struct tw_client *c, struct twheel_op *ops, unsigned int n)
 {
 	struct tw_spares spares;
 	unsigned int i, starts = 0;
 
 	for (i = 0; i < n; i++)
-		starts += ops[i].op == TW_OP_START;
+		starts += ops[i].op == TWHEEL_OP_START;
 	tw_alloc_spares(c, starts, &spares);
 	tw_grow_ids(c, starts);
 	tw_apply(c, ops, n, &spares);
@@ -685,11 +748,11 @@ EXPORT_SYMBOL_TW_KBENCH(tw_client_apply);
  * @c:  the client
  * @id: the timer
  *
- * Return: TW_STOPPED_PENDING, TW_STOPPED_EXPIRED or -ENOENT.
+ * Return: TWHEEL_STOPPED_PENDING, TWHEEL_STOPPED_EXPIRED or -ENOENT.
  */
 int tw_client_stop(struct tw_client *c, u64 id)
 {
-	struct tw_op op = { .op = TW_OP_STOP, .id = id };
+	struct twheel_op op = { .op = TWHEEL_OP_STOP, .id = id };
 	struct tw_spares none = { .err = -ENOMEM };
 
 	tw_apply(c, &op, 1, &none);
@@ -700,7 +763,7 @@ EXPORT_SYMBOL_TW_KBENCH(tw_client_stop);
 /**
  * tw_client_batch - apply @count entries, TW_CHUNK per lock hold
  * @c:     the client
- * @count: entries in the batch, at most TW_BATCH_MAX
+ * @count: entries in the batch, at most TWHEEL_BATCH_MAX
  * @io:    gets each chunk of entries in and puts its results back
  * @arg:   passed to @io
  *
@@ -713,7 +776,7 @@ long tw_client_batch(struct tw_client *c, unsigned int count,
 		     const struct tw_batch_io *io, void *arg)
 {
 	unsigned int done, n;
-	struct tw_op *ops;
+	struct twheel_op *ops;
 	long ret = 0;
 
 	ops = kmalloc_array(TW_CHUNK, sizeof(*ops), GFP_KERNEL);
@@ -789,17 +852,22 @@ EXPORT_SYMBOL_TW_KBENCH(tw_client_set_config);
  * @c:    the client
  * @info: filled in full
  */
-void tw_client_info(struct tw_client *c, struct tw_info *info)
+void tw_client_info(struct tw_client *c, struct twheel_info *info)
 {
-	u64 next, max;
+	s64 off = tw_timens_offset(c->clockid);
+	u64 next, max, now;
 
 	memset(info, 0, sizeof(*info));
+	info->abi_version = TWHEEL_ABI_VERSION;
+	info->features = TWHEEL_FEATURE_SLACK | TWHEEL_FEATURE_TIMENS |
+			 TWHEEL_FEATURE_BOOTTIME;
 	spin_lock_bh(&c->lock);
-	info->now = tw_clock_ns(c);
+	now = tw_clock_ns(c);
+	info->now = tw_to_view(now, off);
 	info->clockid = c->clockid;
 	info->resolution_ns = c->resolution;
 	max = tw_tick_ns(c, tw_max_expiry(&c->wheel) - 1);
-	info->range_ns = max > info->now ? max - info->now : 0;
+	info->range_ns = max > now ? max - now : 0;
 	info->max_timers = READ_ONCE(max_timers);
 	info->user_timers = atomic_long_read(&c->user->timers);
 	info->max_user_timers = READ_ONCE(max_user_timers);
@@ -807,9 +875,11 @@ void tw_client_info(struct tw_client *c, struct tw_info *info)
 	info->queued = c->nr_queued;
 	info->fired = c->wheel.nr_fired;
 	info->cascades = c->wheel.nr_cascades;
+	info->wakeups = c->nr_wakeups;
 	/* Bounded: a slot may hold every timer of the file. */
 	next = tw_next_expiry_within(&c->wheel, TW_INFO_SCAN);
-	info->next_expiry = next == TW_NO_EVENT ? 0 : tw_tick_ns(c, next);
+	info->next_expiry = next == TW_NO_EVENT ? 0 :
+			    tw_to_view(tw_tick_ns(c, next), off);
 	spin_unlock_bh(&c->lock);
 }
 EXPORT_SYMBOL_TW_KBENCH(tw_client_info);
@@ -821,19 +891,22 @@ EXPORT_SYMBOL_TW_KBENCH(tw_client_info);
  *
  * Return: 0 or -ENOENT.
  */
-int tw_client_query(struct tw_client *c, struct tw_query *q)
+int tw_client_query(struct tw_client *c, struct twheel_query *q)
 {
+	s64 off = tw_timens_offset(c->clockid);
 	struct tw_ktimer *t;
-	u64 now;
+	u64 now, due;
 
 	spin_lock_bh(&c->lock);
 	now = tw_clock_ns(c);
 	t = tw_lookup(c, q->id);
 	if (t) {
-		q->due = tw_due(c, t);
+		due = tw_due(c, t);
+		q->due = tw_to_view(due, off);
 		q->interval = t->interval * c->resolution;
-		q->state = t->state == TW_ARMED ? TW_STATE_PENDING : TW_STATE_EXPIRED;
-		q->remaining = t->state == TW_ARMED && q->due > now ? q->due - now : 0;
+		q->state = t->state == TW_ARMED ? TWHEEL_STATE_PENDING :
+						  TWHEEL_STATE_EXPIRED;
+		q->remaining = t->state == TW_ARMED && due > now ? due - now : 0;
 	}
 	spin_unlock_bh(&c->lock);
 	return t ? 0 : -ENOENT;
@@ -845,8 +918,9 @@ EXPORT_SYMBOL_TW_KBENCH(tw_client_query);
  * periodic timer's overrun counts the periods that ended since it was due.
  */
 static unsigned int tw_take_events(struct tw_client *c, struct list_head *taken,
-				   struct tw_event *ev, unsigned int max)
+				   struct twheel_event *ev, unsigned int max)
 {
+	s64 off = tw_timens_offset(c->clockid);
 	u64 now = tw_clock_ns(c);
 	unsigned int n = 0;
 
@@ -862,11 +936,13 @@ static unsigned int tw_take_events(struct tw_client *c, struct list_head *taken,
 		ev[n].due = tw_due(c, t);
 		ev[n].fired = t->fired;
 		if (t->interval) {
-			ev[n].flags = TW_EVENT_PERIODIC;
+			ev[n].flags = TWHEEL_EVENT_PERIODIC;
 			if (now > ev[n].due)
 				ev[n].overrun = div64_u64(now - ev[n].due,
 							  t->interval * c->resolution);
 		}
+		ev[n].due = tw_to_view(ev[n].due, off);
+		ev[n].fired = tw_to_view(ev[n].fired, off);
 		n++;
 	}
 	return n;
@@ -895,7 +971,7 @@ static bool tw_arm_next(struct tw_client *c, struct tw_ktimer *t, u64 overrun)
 		return false;
 	/* Its link was the event's: the node is the wheel's again. */
 	tw_timer_init(&t->node);
-	return !tw_arm(c, t, next);
+	return !tw_arm(c, t, next, next);
 }
 
 /*
@@ -903,7 +979,7 @@ static bool tw_arm_next(struct tw_client *c, struct tw_ktimer *t, u64 overrun)
  * Return whether any was re-armed, which may need the hrtimer earlier.
  */
 static bool tw_finish_events(struct tw_client *c, struct list_head *taken,
-			     const struct tw_event *ev)
+			     const struct twheel_event *ev)
 {
 	struct tw_ktimer *t, *tmp;
 	unsigned int i = 0;
@@ -944,7 +1020,7 @@ static void tw_return_events(struct tw_client *c, struct list_head *taken)
 static ssize_t tw_read_chunk(struct tw_client *c, size_t done, unsigned int max,
 			     tw_read_copy_fn copy, void *arg)
 {
-	struct tw_event ev[TW_CHUNK / 2];
+	struct twheel_event ev[TW_CHUNK / 2];
 	LIST_HEAD(taken);
 	unsigned int n;
 	int err;

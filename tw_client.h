@@ -49,6 +49,7 @@ struct tw_user;
  * @nr_timers:  timers that exist, in any state
  * @nr_queued:  timers on @events; also read without the lock (tw_poll())
  * @resolution: ns per wheel tick; changed only while no timer was started
+ * @nr_wakeups: runs of tw_client_expire(), ever
  * @fire_ns:    the clock at the current advance, for tw_fire()
  * @clockid:    CLOCK_MONOTONIC or CLOCK_BOOTTIME; as @resolution
  * @started:    a timer was started once: the clock is fixed
@@ -65,6 +66,7 @@ struct tw_client {
 	struct list_head	events;
 	u64			nr_timers;
 	u64			nr_queued;
+	u64			nr_wakeups;
 	u64			resolution;
 	u64			fire_ns;
 	clockid_t		clockid;
@@ -83,9 +85,9 @@ struct tw_client {
  * Both are called without the client's lock, and may sleep.
  */
 struct tw_batch_io {
-	int (*get)(void *arg, unsigned int done, struct tw_op *ops,
+	int (*get)(void *arg, unsigned int done, struct twheel_op *ops,
 		   unsigned int n);
-	int (*put)(void *arg, unsigned int done, const struct tw_op *ops,
+	int (*put)(void *arg, unsigned int done, const struct twheel_op *ops,
 		   unsigned int n);
 };
 
@@ -94,7 +96,7 @@ struct tw_batch_io {
  * @ev.  0 or -errno.  Called without the client's lock; may sleep.
  */
 typedef int (*tw_read_copy_fn)(void *arg, size_t done,
-			       const struct tw_event *ev, unsigned int n);
+			       const struct twheel_event *ev, unsigned int n);
 
 int tw_client_init(void);
 void tw_client_exit(void);
@@ -102,10 +104,10 @@ void tw_client_exit(void);
 struct tw_client *tw_client_create(void);
 void tw_client_destroy(struct tw_client *c);
 int tw_client_set_config(struct tw_client *c, clockid_t clockid, u64 res);
-void tw_client_info(struct tw_client *c, struct tw_info *info);
-int tw_client_query(struct tw_client *c, struct tw_query *q);
+void tw_client_info(struct tw_client *c, struct twheel_info *info);
+int tw_client_query(struct tw_client *c, struct twheel_query *q);
 
-void tw_client_apply(struct tw_client *c, struct tw_op *ops, unsigned int n);
+void tw_client_apply(struct tw_client *c, struct twheel_op *ops, unsigned int n);
 int tw_client_stop(struct tw_client *c, u64 id);
 long tw_client_batch(struct tw_client *c, unsigned int count,
 		     const struct tw_batch_io *io, void *arg);

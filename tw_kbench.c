@@ -14,10 +14,10 @@
  *
  *   KBENCH <op> ns_per_op=<float> ops=<n>
  *
- *   start        TW_IOC_START of one timer, ns per call
- *   stop         TW_IOC_STOP of one pending timer, ns per call
- *   batch_start  TW_IOC_BATCH of @nr starts, ns per timer
- *   batch_stop   TW_IOC_BATCH of @nr stops of pending timers, ns per timer
+ *   start        TWHEEL_IOC_START of one timer, ns per call
+ *   stop         TWHEEL_IOC_STOP of one pending timer, ns per call
+ *   batch_start  TWHEEL_IOC_BATCH of @nr starts, ns per timer
+ *   batch_stop   TWHEEL_IOC_BATCH of @nr stops of pending timers, ns per timer
  *   expire       the hrtimer callback's work for a burst of @nr timers due
  *                at one tick, ns per timer fired
  *   read         read() of that burst's @nr events, ns per event
@@ -92,8 +92,8 @@ static const char *const kb_names[KB_NR_OPS] = {
  */
 struct kb {
 	struct tw_client	*c;
-	struct tw_op		*ops;
-	struct tw_event		*ev;
+	struct twheel_op		*ops;
+	struct twheel_event		*ev;
 	struct hrtimer		*hr;
 	u64			best[KB_NR_OPS];
 	u64			count[KB_NR_OPS];
@@ -127,7 +127,7 @@ static u64 kb_value(unsigned int i)
 	return NSEC_PER_SEC + (u64)((i * 2654435761U) % 4096) * 100 * NSEC_PER_USEC;
 }
 
-static int kb_get(void *arg, unsigned int done, struct tw_op *ops,
+static int kb_get(void *arg, unsigned int done, struct twheel_op *ops,
 		  unsigned int n)
 {
 	struct kb *kb = arg;
@@ -136,7 +136,7 @@ static int kb_get(void *arg, unsigned int done, struct tw_op *ops,
 	return 0;
 }
 
-static int kb_put(void *arg, unsigned int done, const struct tw_op *ops,
+static int kb_put(void *arg, unsigned int done, const struct twheel_op *ops,
 		  unsigned int n)
 {
 	struct kb *kb = arg;
@@ -152,7 +152,7 @@ static const struct tw_batch_io kb_io = {
 	.put	= kb_put,
 };
 
-static int kb_copy(void *arg, size_t done, const struct tw_event *ev,
+static int kb_copy(void *arg, size_t done, const struct twheel_event *ev,
 		   unsigned int n)
 {
 	struct kb *kb = arg;
@@ -164,7 +164,7 @@ static int kb_copy(void *arg, size_t done, const struct tw_event *ev,
 /* START and STOP of one timer at a time, as the ioctls do. */
 static void kb_one_by_one(struct kb *kb)
 {
-	struct tw_op op = { .op = TW_OP_START };
+	struct twheel_op op = { .op = TWHEEL_OP_START };
 	unsigned int i;
 	u64 t0, t1, t2;
 	int ret;
@@ -180,7 +180,7 @@ static void kb_one_by_one(struct kb *kb)
 	t1 = ktime_get_ns();
 	for (i = 0; i < nr; i++) {
 		ret = tw_client_stop(kb->c, i);
-		if (ret != TW_STOPPED_PENDING)
+		if (ret != TWHEEL_STOPPED_PENDING)
 			kb_fail(kb, "stop", ret);
 	}
 	t2 = ktime_get_ns();
@@ -199,7 +199,7 @@ static u64 kb_batch(struct kb *kb, u32 op, u32 flags, u64 value)
 		memset(&kb->ops[i], 0, sizeof(kb->ops[i]));
 		kb->ops[i].op = op;
 		kb->ops[i].id = i;
-		if (op == TW_OP_START) {
+		if (op == TWHEEL_OP_START) {
 			kb->ops[i].flags = flags;
 			kb->ops[i].value = value ? value : kb_value(i);
 		}
@@ -210,7 +210,7 @@ static u64 kb_batch(struct kb *kb, u32 op, u32 flags, u64 value)
 	if (ret)
 		kb_fail(kb, "batch", ret);
 	for (i = 0; i < nr; i++)
-		if (kb->ops[i].result != (op == TW_OP_START ? 0 : TW_STOPPED_PENDING))
+		if (kb->ops[i].result != (op == TWHEEL_OP_START ? 0 : TWHEEL_STOPPED_PENDING))
 			kb_fail(kb, "batch entry", kb->ops[i].result);
 	return t0;
 }
@@ -222,7 +222,7 @@ static void kb_burst(struct kb *kb)
 	unsigned int n;
 	ssize_t got;
 
-	kb_batch(kb, TW_OP_START, TW_TIMER_ABSTIME, due);
+	kb_batch(kb, TWHEEL_OP_START, TWHEEL_TIMER_ABSTIME, due);
 	/* The benchmark fires them, not the client's softirq. */
 	hrtimer_cancel(&kb->c->hrtimer);
 	while (ktime_get_ns() < due + NSEC_PER_MSEC)
@@ -282,8 +282,8 @@ static void kb_run(struct kb *kb)
 
 	for (rep = 0; rep < reps && !kb->err; rep++) {
 		kb_one_by_one(kb);
-		kb_record(kb, KB_BATCH_START, kb_batch(kb, TW_OP_START, 0, 0), nr);
-		kb_record(kb, KB_BATCH_STOP, kb_batch(kb, TW_OP_STOP, 0, 0), nr);
+		kb_record(kb, KB_BATCH_START, kb_batch(kb, TWHEEL_OP_START, 0, 0), nr);
+		kb_record(kb, KB_BATCH_STOP, kb_batch(kb, TWHEEL_OP_STOP, 0, 0), nr);
 		kb_burst(kb);
 		kb_hrtimers(kb);
 		cond_resched();
@@ -305,7 +305,7 @@ static int __init kb_init(void)
 	struct kb *kb;
 	int ret;
 
-	if (!nr || nr > TW_BATCH_MAX || !reps)
+	if (!nr || nr > TWHEEL_BATCH_MAX || !reps)
 		return -EINVAL;
 	kb = kzalloc(sizeof(*kb), GFP_KERNEL);
 	if (!kb)

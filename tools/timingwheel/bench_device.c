@@ -4,8 +4,8 @@
  * wheel (tw_core.c behind one timerfd, bench_inproc.c), from userspace.
  *
  *   throughput  start+stop operations per second, far-future timers that
- *               never fire: single TW_IOC_START/TW_IOC_STOP ioctls, and
- *               TW_IOC_BATCH arrays of 4096 entries, against
+ *               never fire: single TWHEEL_IOC_START/TWHEEL_IOC_STOP ioctls, and
+ *               TWHEEL_IOC_BATCH arrays of 4096 entries, against
  *               timerfd_settime() arm and disarm on pre-created timerfds
  *               and tw_start()/tw_stop() in process; best of REPS runs
  *   memory      slab bytes (from /proc/slabinfo, else /proc/meminfo Slab:)
@@ -25,7 +25,7 @@
  *               measure the consumer, not the timer.
  *   big         10,000,000 timers on one file (max_timers and
  *               max_user_timers raised for it, then restored): started by
- *               TW_IOC_BATCH, slab bytes per timer, the file closed with
+ *               TWHEEL_IOC_BATCH, slab bytes per timer, the file closed with
  *               all of them pending (time to close, tw_ktimer objects and
  *               slab bytes left after it); then as many started due at
  *               once, fired and read back
@@ -356,7 +356,7 @@ static void limits_restore(struct param_save save[2])
 
 static int dev_open(uint64_t resolution_ns)
 {
-	struct tw_config cfg = {
+	struct twheel_config cfg = {
 		.clockid = CLOCK_MONOTONIC,
 		.resolution_ns = resolution_ns,
 	};
@@ -366,8 +366,8 @@ static int dev_open(uint64_t resolution_ns)
 		fail("open " DEV_PATH);
 		return -1;
 	}
-	if (resolution_ns && ioctl(fd, TW_IOC_SET_CONFIG, &cfg)) {
-		fail("TW_IOC_SET_CONFIG");
+	if (resolution_ns && ioctl(fd, TWHEEL_IOC_SET_CONFIG, &cfg)) {
+		fail("TWHEEL_IOC_SET_CONFIG");
 		close(fd);
 		return -1;
 	}
@@ -376,17 +376,17 @@ static int dev_open(uint64_t resolution_ns)
 
 static uint64_t dev_resolution(int fd)
 {
-	struct tw_info info;
+	struct twheel_info info;
 
-	if (ioctl(fd, TW_IOC_GET_INFO, &info)) {
-		fail("TW_IOC_GET_INFO");
+	if (ioctl(fd, TWHEEL_IOC_GET_INFO, &info)) {
+		fail("TWHEEL_IOC_GET_INFO");
 		return 0;
 	}
 	return info.resolution_ns;
 }
 
 /* Entries for ids @base.. of op @op; a start is @value (+ i * @step) ns. */
-static void fill_ops_from(struct tw_op *ops, uint32_t n, uint64_t base,
+static void fill_ops_from(struct twheel_op *ops, uint32_t n, uint64_t base,
 			  uint32_t op, uint64_t value, uint32_t flags)
 {
 	uint32_t i;
@@ -395,30 +395,30 @@ static void fill_ops_from(struct tw_op *ops, uint32_t n, uint64_t base,
 	for (i = 0; i < n; i++) {
 		ops[i].op = op;
 		ops[i].id = base + i;
-		if (op == TW_OP_START) {
+		if (op == TWHEEL_OP_START) {
 			ops[i].value = value;
 			ops[i].flags = flags;
 		}
 	}
 }
 
-static void fill_ops(struct tw_op *ops, uint32_t n, uint32_t op,
+static void fill_ops(struct twheel_op *ops, uint32_t n, uint32_t op,
 		     uint64_t value, uint32_t flags)
 {
 	fill_ops_from(ops, n, 0, op, value, flags);
 }
 
-/* Submit @n ops in TW_IOC_BATCH calls of BATCH_LEN; 0 if all succeeded. */
-static int dev_submit(int fd, struct tw_op *ops, uint32_t n)
+/* Submit @n ops in TWHEEL_IOC_BATCH calls of BATCH_LEN; 0 if all succeeded. */
+static int dev_submit(int fd, struct twheel_op *ops, uint32_t n)
 {
-	struct tw_batch batch = { 0 };
+	struct twheel_batch batch = { 0 };
 	uint32_t done, i, bad = 0;
 
 	for (done = 0; done < n; done += batch.count) {
 		batch.ops = (uintptr_t)(ops + done);
 		batch.count = n - done < BATCH_LEN ? n - done : BATCH_LEN;
-		if (ioctl(fd, TW_IOC_BATCH, &batch)) {
-			fail("TW_IOC_BATCH");
+		if (ioctl(fd, TWHEEL_IOC_BATCH, &batch)) {
+			fail("TWHEEL_IOC_BATCH");
 			return -1;
 		}
 	}
@@ -437,29 +437,29 @@ static int dev_submit(int fd, struct tw_op *ops, uint32_t n)
 /* Single-ioctl starts then stops of @n ids; ops/s, or -1 on error. */
 static double dev_single_rate(int fd, uint32_t n)
 {
-	struct tw_timer_spec spec = { .value = FAR_NS };
-	struct tw_stop stop = { 0 };
+	struct twheel_timer_spec spec = { .value = FAR_NS };
+	struct twheel_stop stop = { 0 };
 	uint64_t t0 = bench_now_ns();
 	uint32_t i;
 
 	for (i = 0; i < n; i++) {
 		spec.id = i;
-		if (ioctl(fd, TW_IOC_START, &spec)) {
-			fail("TW_IOC_START");
+		if (ioctl(fd, TWHEEL_IOC_START, &spec)) {
+			fail("TWHEEL_IOC_START");
 			return -1;
 		}
 	}
 	for (i = 0; i < n; i++) {
 		stop.id = i;
-		if (ioctl(fd, TW_IOC_STOP, &stop) != TW_STOPPED_PENDING) {
-			fail("TW_IOC_STOP");
+		if (ioctl(fd, TWHEEL_IOC_STOP, &stop) != TWHEEL_STOPPED_PENDING) {
+			fail("TWHEEL_IOC_STOP");
 			return -1;
 		}
 	}
 	return 2.0 * n * NSEC_PER_SEC / (bench_now_ns() - t0);
 }
 
-static double dev_batch_rate(int fd, struct tw_op *starts, struct tw_op *stops,
+static double dev_batch_rate(int fd, struct twheel_op *starts, struct twheel_op *stops,
 			     uint32_t n)
 {
 	uint64_t t0, t1, t2;
@@ -478,16 +478,16 @@ static double dev_batch_rate(int fd, struct tw_op *starts, struct tw_op *stops,
 
 static void dev_throughput(const struct counts *c, double rate[2])
 {
-	struct tw_op *starts = xcalloc(c->batch, sizeof(*starts));
-	struct tw_op *stops = xcalloc(c->batch, sizeof(*stops));
+	struct twheel_op *starts = xcalloc(c->batch, sizeof(*starts));
+	struct twheel_op *stops = xcalloc(c->batch, sizeof(*stops));
 	double r;
 	int fd, i;
 
 	fd = dev_open(0);
 	if (fd < 0)
 		goto out;
-	fill_ops(starts, c->batch, TW_OP_START, FAR_NS, 0);
-	fill_ops(stops, c->batch, TW_OP_STOP, 0, 0);
+	fill_ops(starts, c->batch, TWHEEL_OP_START, FAR_NS, 0);
+	fill_ops(stops, c->batch, TWHEEL_OP_STOP, 0, 0);
 	for (i = 0; i < REPS; i++) {
 		r = dev_single_rate(fd, c->single);
 		if (r < 0)
@@ -739,13 +739,13 @@ static void dev_memory(const struct counts *c, double out[4])
 	uint32_t large = c->mem_large, small = c->mem_small;
 	struct param_save save[2];
 	struct mem_snap s0, s1, s2;
-	struct tw_op *ops;
+	struct twheel_op *ops;
 	int fd;
 
 	if (limits_raise(save, large))
 		fprintf(stderr, "bench-device: the limits may stop the memory run\n");
 	ops = xcalloc(large, sizeof(*ops));
-	fill_ops(ops, large, TW_OP_START, FAR_NS, 0);
+	fill_ops(ops, large, TWHEEL_OP_START, FAR_NS, 0);
 	fd = dev_open(0);
 	if (fd < 0)
 		goto out;
@@ -869,7 +869,7 @@ struct dev_lat {
  * Lateness is against the time the caller asked for: the event's own due
  * is that time rounded up to the client's tick.
  */
-static void dev_lat_account(struct dev_lat *l, const struct tw_event *ev,
+static void dev_lat_account(struct dev_lat *l, const struct twheel_event *ev,
 			    uint64_t observed)
 {
 	uint64_t due;
@@ -890,7 +890,7 @@ static void dev_lat_account(struct dev_lat *l, const struct tw_event *ev,
 /* Read events until all arrived or none came for LAT_WAIT_MS. */
 static void dev_lat_collect(int fd, struct dev_lat *l)
 {
-	static struct tw_event ev[READ_EVENTS];
+	static struct twheel_event ev[READ_EVENTS];
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	uint64_t observed;
 	ssize_t ret;
@@ -917,7 +917,7 @@ static void dev_lat_collect(int fd, struct dev_lat *l)
 static uint64_t dev_lateness(uint32_t n, uint64_t res, struct lat_stats *obs,
 			     struct lat_stats *ker)
 {
-	struct tw_op *ops = xcalloc(n, sizeof(*ops));
+	struct twheel_op *ops = xcalloc(n, sizeof(*ops));
 	struct dev_lat l = { 0 };
 	uint64_t used = 0;
 	uint32_t i;
@@ -927,7 +927,7 @@ static uint64_t dev_lateness(uint32_t n, uint64_t res, struct lat_stats *obs,
 	l.ker = l.obs;
 	l.ker.late = xcalloc(n, sizeof(*l.ker.late));
 	l.seen = xcalloc(n, sizeof(*l.seen));
-	fill_ops(ops, n, TW_OP_START, 0, TW_TIMER_ABSTIME);
+	fill_ops(ops, n, TWHEEL_OP_START, 0, TWHEEL_TIMER_ABSTIME);
 	fd = dev_open(res);
 	if (fd >= 0) {
 		used = dev_resolution(fd);
@@ -1098,13 +1098,13 @@ struct big {
 };
 
 /* Start @n timers, ids 0.., @value ns from now, BIG_CHUNK at a time. */
-static int big_start(int fd, struct tw_op *ops, uint32_t n, uint64_t value)
+static int big_start(int fd, struct twheel_op *ops, uint32_t n, uint64_t value)
 {
 	uint32_t base, len;
 
 	for (base = 0; base < n; base += len) {
 		len = n - base < BIG_CHUNK ? n - base : BIG_CHUNK;
-		fill_ops_from(ops, len, base, TW_OP_START, value, 0);
+		fill_ops_from(ops, len, base, TWHEEL_OP_START, value, 0);
 		if (dev_submit(fd, ops, len))
 			return -1;
 	}
@@ -1112,7 +1112,7 @@ static int big_start(int fd, struct tw_op *ops, uint32_t n, uint64_t value)
 }
 
 /* @n pending far-future timers, then close: memory, close time, leftovers. */
-static void big_pending(uint32_t n, struct tw_op *ops, struct big *b)
+static void big_pending(uint32_t n, struct twheel_op *ops, struct big *b)
 {
 	struct mem_snap s0, s1, s2;
 	uint64_t t0;
@@ -1140,9 +1140,9 @@ static void big_pending(uint32_t n, struct tw_op *ops, struct big *b)
 }
 
 /* @n timers due one resolution step after their start, all read back. */
-static void big_fire_read(uint32_t n, struct tw_op *ops, struct big *b)
+static void big_fire_read(uint32_t n, struct twheel_op *ops, struct big *b)
 {
-	static struct tw_event ev[READ_EVENTS];
+	static struct twheel_event ev[READ_EVENTS];
 	struct pollfd pfd = { .events = POLLIN };
 	uint64_t t0;
 	ssize_t ret;
@@ -1176,7 +1176,7 @@ static void run_big(const struct counts *c)
 {
 	struct big b = { 0 };
 	struct param_save save[2];
-	struct tw_op *ops;
+	struct twheel_op *ops;
 	char name[64];
 
 	if (!c->big)
@@ -1376,7 +1376,7 @@ static void print_header(const struct counts *c, bool quick)
 	       sysconf(_SC_NPROCESSORS_ONLN), quick ? ", quick mode (counts / 10)" : "");
 	printf("  throughput, best of %d, timers %llu s ahead: single ioctls on %u ids,\n",
 	       REPS, FAR_NS / NSEC_PER_SEC, c->single);
-	printf("    TW_IOC_BATCH of %d on %u timers, timerfd_settime on %u fds x %d rounds,\n",
+	printf("    TWHEEL_IOC_BATCH of %d on %u timers, timerfd_settime on %u fds x %d rounds,\n",
 	       BATCH_LEN, c->batch, c->tfd, TFD_ROUNDS);
 	printf("    tw_start/tw_stop on %u timers in process\n", c->batch);
 	if (!host_mode)

@@ -46,11 +46,11 @@
 #define P_DELIVER	1000
 #define P_BATCH		4096
 /* A batch entry goes in whole; only its result comes back (4 bytes). */
-#define P_IN_B		sizeof(struct tw_op)
+#define P_IN_B		sizeof(struct twheel_op)
 #define P_OUT_B		sizeof(__s32)
-#define P_EVENT_B	sizeof(struct tw_event)
-#define P_SPEC_B	sizeof(struct tw_timer_spec)
-#define P_STOP_B	sizeof(struct tw_stop)
+#define P_EVENT_B	sizeof(struct twheel_event)
+#define P_SPEC_B	sizeof(struct twheel_timer_spec)
+#define P_STOP_B	sizeof(struct twheel_stop)
 
 enum kop { K_START, K_STOP, K_BSTART, K_BSTOP, K_EXPIRE, K_READ, K_OPS };
 
@@ -61,7 +61,7 @@ static const char * const kop_name[K_OPS] = {
 /* Best ns per ioctl() on /dev/null, or NAN. */
 static double measure_ioctl(void)
 {
-	struct tw_info info;
+	struct twheel_info info;
 	double best = NAN, ns;
 	uint64_t t0;
 	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC), r, i;
@@ -71,7 +71,7 @@ static double measure_ioctl(void)
 	for (r = 0; r < P_REPS; r++) {
 		t0 = bench_now_ns();
 		for (i = 0; i < P_IOCTLS; i++)
-			if (ioctl(fd, TW_IOC_GET_INFO, &info) != -1 || errno != ENOTTY)
+			if (ioctl(fd, TWHEEL_IOC_GET_INFO, &info) != -1 || errno != ENOTTY)
 				goto out;
 		ns = (double)(bench_now_ns() - t0) / P_IOCTLS;
 		if (isnan(best) || ns < best)

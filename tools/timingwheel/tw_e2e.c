@@ -99,27 +99,27 @@ static int tw_ioctl(int fd, unsigned long cmd, void *arg)
 static int start(int fd, uint64_t id, uint64_t value, uint64_t interval,
 		 uint32_t flags)
 {
-	struct tw_timer_spec s = {
+	struct twheel_timer_spec s = {
 		.id = id, .value = value, .interval = interval, .flags = flags,
 	};
 
-	return tw_ioctl(fd, TW_IOC_START, &s);
+	return tw_ioctl(fd, TWHEEL_IOC_START, &s);
 }
 
-/* STOP: TW_STOPPED_* or -errno. */
+/* STOP: TWHEEL_STOPPED_* or -errno. */
 static int stop(int fd, uint64_t id)
 {
-	struct tw_stop s = { .id = id };
+	struct twheel_stop s = { .id = id };
 
-	return tw_ioctl(fd, TW_IOC_STOP, &s);
+	return tw_ioctl(fd, TWHEEL_IOC_STOP, &s);
 }
 
-static struct tw_info info(int fd)
+static struct twheel_info info(int fd)
 {
-	struct tw_info i;
+	struct twheel_info i;
 
 	memset(&i, 0xff, sizeof(i));
-	if (tw_ioctl(fd, TW_IOC_GET_INFO, &i))
+	if (tw_ioctl(fd, TWHEEL_IOC_GET_INFO, &i))
 		printf("#   GET_INFO failed\n");
 	return i;
 }
@@ -128,7 +128,7 @@ static struct tw_info info(int fd)
  * Read events until @n arrived or @timeout_ms passed; return how many.
  * It always looks once, so a timeout of 0 asks "is an event there now?".
  */
-static size_t read_events(int fd, struct tw_event *ev, size_t n, int timeout_ms)
+static size_t read_events(int fd, struct twheel_event *ev, size_t n, int timeout_ms)
 {
 	uint64_t end = now_ns() + timeout_ms * MS;
 	size_t got = 0;
@@ -161,9 +161,9 @@ static uint64_t tick_up(uint64_t ns, uint64_t res)
 
 static int set_config(int fd, uint32_t clockid, uint64_t res)
 {
-	struct tw_config c = { .clockid = clockid, .resolution_ns = res };
+	struct twheel_config c = { .clockid = clockid, .resolution_ns = res };
 
-	return tw_ioctl(fd, TW_IOC_SET_CONFIG, &c);
+	return tw_ioctl(fd, TWHEEL_IOC_SET_CONFIG, &c);
 }
 
 static void write_param(const char *path, unsigned long v)
@@ -197,7 +197,7 @@ static void *bad_ptr(void)
 static void t_info_defaults(void)
 {
 	int fd = tw_open(0);
-	struct tw_info i = info(fd);
+	struct twheel_info i = info(fd);
 
 	CHECK(i.clockid == CLOCK_MONOTONIC, "%u", i.clockid);
 	CHECK(i.resolution_ns == RES_NS, "%llu", (unsigned long long)i.resolution_ns);
@@ -206,7 +206,7 @@ static void t_info_defaults(void)
 	CHECK(i.range_ns > 365ULL * 24 * 3600 * 1000000000ULL, "range %llu",
 	      (unsigned long long)i.range_ns);
 	CHECK(i.max_timers == read_param(MAX_TIMERS_PARAM), "");
-	CHECK(i.__pad == 0 && i.__reserved[0] == 0 && i.__reserved[1] == 0,
+	CHECK(i.abi_version == TWHEEL_ABI_VERSION && i.__reserved[0] == 0 && i.__reserved[1] == 0,
 	      "reserved output fields must be zeroed");
 	CHECK(i.max_user_timers == read_param(MAX_USER_TIMERS_PARAM), "");
 	CHECK(i.max_user_timers > 1000 && i.user_timers == 0, "%llu %llu",
@@ -220,26 +220,26 @@ static void t_unknown_ioctl(void)
 	int fd = tw_open(0);
 	int x = 0;
 
-	CHECK(tw_ioctl(fd, _IO(TW_IOC_MAGIC, 0x7f), NULL) == -ENOTTY, "");
-	CHECK(tw_ioctl(fd, _IOW('T', 0x02, struct tw_timer_spec), &x) == -ENOTTY, "");
+	CHECK(tw_ioctl(fd, _IO(TWHEEL_IOC_MAGIC, 0x7f), NULL) == -ENOTTY, "");
+	CHECK(tw_ioctl(fd, _IOW('T', 0x02, struct twheel_timer_spec), &x) == -ENOTTY, "");
 	/* The right number with the wrong size is another command. */
-	CHECK(tw_ioctl(fd, _IOW(TW_IOC_MAGIC, 0x02, int), &x) == -ENOTTY, "");
+	CHECK(tw_ioctl(fd, _IOW(TWHEEL_IOC_MAGIC, 0x02, int), &x) == -ENOTTY, "");
 	close(fd);
 }
 
 static void t_bad_pointers(void)
 {
 	int fd = tw_open(0);
-	struct tw_batch b = { .ops = 16, .count = 4 };
+	struct twheel_batch b = { .ops = 16, .count = 4 };
 	void *bad = bad_ptr();
 
-	CHECK(tw_ioctl(fd, TW_IOC_START, bad) == -EFAULT, "");
-	CHECK(tw_ioctl(fd, TW_IOC_STOP, NULL) == -EFAULT, "");
-	CHECK(tw_ioctl(fd, TW_IOC_GET_INFO, NULL) == -EFAULT, "");
-	CHECK(tw_ioctl(fd, TW_IOC_QUERY, bad) == -EFAULT, "");
-	CHECK(tw_ioctl(fd, TW_IOC_SET_CONFIG, bad) == -EFAULT, "");
-	CHECK(tw_ioctl(fd, TW_IOC_BATCH, NULL) == -EFAULT, "");
-	CHECK(tw_ioctl(fd, TW_IOC_BATCH, &b) == -EFAULT, "");
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_START, bad) == -EFAULT, "");
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_STOP, NULL) == -EFAULT, "");
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_GET_INFO, NULL) == -EFAULT, "");
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_QUERY, bad) == -EFAULT, "");
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_SET_CONFIG, bad) == -EFAULT, "");
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_BATCH, NULL) == -EFAULT, "");
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_BATCH, &b) == -EFAULT, "");
 	CHECK(info(fd).pending == 0, "a failed call left a timer behind");
 	close(fd);
 }
@@ -247,40 +247,40 @@ static void t_bad_pointers(void)
 static void t_flags_and_reserved(void)
 {
 	int fd = tw_open(0);
-	struct tw_timer_spec s = { .id = 1, .value = MS, .__reserved = 1 };
-	struct tw_stop st = { .id = 1, .__reserved = 1 };
-	struct tw_query q = { .id = 1, .__reserved = 1 };
-	struct tw_config c = { .clockid = CLOCK_MONOTONIC, .flags = 1 };
-	struct tw_op ops[3] = {
+	struct twheel_timer_spec s = { .id = 1, .value = MS, .__reserved = 1 };
+	struct twheel_stop st = { .id = 1, .__reserved = 1 };
+	struct twheel_query q = { .id = 1, .__reserved = 1 };
+	struct twheel_config c = { .clockid = CLOCK_MONOTONIC, .flags = 1 };
+	struct twheel_op ops[3] = {
 		{ .op = 9, .id = 1 },
-		{ .op = TW_OP_STOP, .id = 1, .value = 5 },
-		{ .op = TW_OP_START, .id = 2, .value = MS, .__reserved = 3 },
+		{ .op = TWHEEL_OP_STOP, .id = 1, .value = 5 },
+		{ .op = TWHEEL_OP_START, .id = 2, .value = MS, .__reserved = 3 },
 	};
-	struct tw_batch b = { .ops = (uintptr_t)ops, .count = 3 };
+	struct twheel_batch b = { .ops = (uintptr_t)ops, .count = 3 };
 
 	CHECK(start(fd, 1, MS, 0, 1U << 7) == -EINVAL, "");
-	CHECK(tw_ioctl(fd, TW_IOC_START, &s) == -EINVAL, "");
-	CHECK(tw_ioctl(fd, TW_IOC_STOP, &st) == -EINVAL, "");
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_START, &s) == -EINVAL, "");
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_STOP, &st) == -EINVAL, "");
 	st.__reserved = 0;
 	st.flags = 1;
-	CHECK(tw_ioctl(fd, TW_IOC_STOP, &st) == -EINVAL, "");
-	CHECK(tw_ioctl(fd, TW_IOC_QUERY, &q) == -EINVAL, "");
-	CHECK(tw_ioctl(fd, TW_IOC_SET_CONFIG, &c) == -EINVAL, "");
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_STOP, &st) == -EINVAL, "");
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_QUERY, &q) == -EINVAL, "");
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_SET_CONFIG, &c) == -EINVAL, "");
 	c.flags = 0;
 	c.__reserved[1] = 1;
-	CHECK(tw_ioctl(fd, TW_IOC_SET_CONFIG, &c) == -EINVAL, "");
-	CHECK(tw_ioctl(fd, TW_IOC_BATCH, &b) == 0, "");
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_SET_CONFIG, &c) == -EINVAL, "");
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_BATCH, &b) == 0, "");
 	CHECK(ops[0].result == -EINVAL && ops[1].result == -EINVAL &&
 	      ops[2].result == -EINVAL, "%d %d %d", ops[0].result, ops[1].result,
 	      ops[2].result);
 	b.flags = 1;
-	CHECK(tw_ioctl(fd, TW_IOC_BATCH, &b) == -EINVAL, "");
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_BATCH, &b) == -EINVAL, "");
 	b.flags = 0;
 	b.__reserved = 1;
-	CHECK(tw_ioctl(fd, TW_IOC_BATCH, &b) == -EINVAL, "");
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_BATCH, &b) == -EINVAL, "");
 	b.__reserved = 0;
-	b.count = TW_BATCH_MAX + 1;
-	CHECK(tw_ioctl(fd, TW_IOC_BATCH, &b) == -EINVAL, "");
+	b.count = TWHEEL_BATCH_MAX + 1;
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_BATCH, &b) == -EINVAL, "");
 	CHECK(info(fd).pending == 0, "");
 	close(fd);
 }
@@ -288,7 +288,7 @@ static void t_flags_and_reserved(void)
 static void t_config(void)
 {
 	int fd = tw_open(0);
-	struct tw_info i;
+	struct twheel_info i;
 
 	CHECK(set_config(fd, CLOCK_REALTIME, 0) == -EINVAL, "");
 	CHECK(set_config(fd, CLOCK_MONOTONIC, 999) == -EINVAL, "");
@@ -300,7 +300,7 @@ static void t_config(void)
 	CHECK(info(fd).resolution_ns == 10000, "");
 	CHECK(start(fd, 1, 60000 * MS, 0, 0) == 0, "");
 	CHECK(set_config(fd, CLOCK_MONOTONIC, 20000) == -EBUSY, "");
-	CHECK(stop(fd, 1) == TW_STOPPED_PENDING, "");
+	CHECK(stop(fd, 1) == TWHEEL_STOPPED_PENDING, "");
 	CHECK(set_config(fd, CLOCK_MONOTONIC, 20000) == -EBUSY,
 	      "settings stay fixed once a timer was started");
 	close(fd);
@@ -309,14 +309,14 @@ static void t_config(void)
 static void t_duplicate_and_unknown(void)
 {
 	int fd = tw_open(0);
-	struct tw_query q = { .id = 99 };
+	struct twheel_query q = { .id = 99 };
 
 	CHECK(start(fd, 7, 60000 * MS, 0, 0) == 0, "");
 	CHECK(start(fd, 7, 60000 * MS, 0, 0) == -EEXIST, "");
-	CHECK(start(fd, 7, 30000 * MS, 0, TW_TIMER_REPLACE) == 0, "");
+	CHECK(start(fd, 7, 30000 * MS, 0, TWHEEL_TIMER_REPLACE) == 0, "");
 	CHECK(stop(fd, 99) == -ENOENT, "");
-	CHECK(tw_ioctl(fd, TW_IOC_QUERY, &q) == -ENOENT, "");
-	CHECK(stop(fd, 7) == TW_STOPPED_PENDING, "");
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_QUERY, &q) == -ENOENT, "");
+	CHECK(stop(fd, 7) == TWHEEL_STOPPED_PENDING, "");
 	CHECK(stop(fd, 7) == -ENOENT, "");
 	CHECK(info(fd).pending == 0, "");
 	close(fd);
@@ -325,11 +325,11 @@ static void t_duplicate_and_unknown(void)
 static void t_ranges(void)
 {
 	int fd = tw_open(0);
-	struct tw_info i;
+	struct twheel_info i;
 	uint64_t day = 24ULL * 3600 * 1000000000ULL;
 
 	CHECK(start(fd, 1, UINT64_MAX, 0, 0) == -ERANGE, "");
-	CHECK(start(fd, 1, (uint64_t)INT64_MAX + 1, 0, TW_TIMER_ABSTIME) == -ERANGE, "");
+	CHECK(start(fd, 1, (uint64_t)INT64_MAX + 1, 0, TWHEEL_TIMER_ABSTIME) == -ERANGE, "");
 	CHECK(start(fd, 1, MS, 1000, 0) == -EINVAL, "interval below resolution");
 	close(fd);
 
@@ -348,8 +348,8 @@ static void t_ranges(void)
 static void t_limit(void)
 {
 	unsigned long old = read_param(MAX_TIMERS_PARAM);
-	struct tw_op ops[150];
-	struct tw_batch b = { .ops = (uintptr_t)ops, .count = 150 };
+	struct twheel_op ops[150];
+	struct twheel_batch b = { .ops = (uintptr_t)ops, .count = 150 };
 	int fd = tw_open(0), i, ok = 0, nospc = 0;
 
 	write_param(MAX_TIMERS_PARAM, 100);
@@ -357,14 +357,14 @@ static void t_limit(void)
 		CHECK(start(fd, i, 60000 * MS, 0, 0) == 0, "%d", i);
 	CHECK(start(fd, 100, 60000 * MS, 0, 0) == -ENOSPC, "");
 	CHECK(info(fd).max_timers == 100, "");
-	CHECK(stop(fd, 0) == TW_STOPPED_PENDING, "");
+	CHECK(stop(fd, 0) == TWHEEL_STOPPED_PENDING, "");
 	memset(ops, 0, sizeof(ops));
 	for (i = 0; i < 150; i++) {
-		ops[i].op = TW_OP_START;
+		ops[i].op = TWHEEL_OP_START;
 		ops[i].id = 1000 + i;
 		ops[i].value = 60000 * MS;
 	}
-	CHECK(tw_ioctl(fd, TW_IOC_BATCH, &b) == 0, "");
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_BATCH, &b) == 0, "");
 	for (i = 0; i < 150; i++) {
 		ok += ops[i].result == 0;
 		nospc += ops[i].result == -ENOSPC;
@@ -377,7 +377,7 @@ static void t_limit(void)
 static void t_short_read_and_nonblock(void)
 {
 	int fd = tw_open(O_NONBLOCK);
-	struct tw_event ev[2];
+	struct twheel_event ev[2];
 
 	CHECK(read(fd, ev, sizeof(ev[0]) - 1) == -1 && errno == EINVAL, "");
 	CHECK(read(fd, ev, 0) == -1 && errno == EINVAL, "");
@@ -395,7 +395,7 @@ static void t_poll_and_epoll(void)
 	int fd = tw_open(0), ep = epoll_create1(EPOLL_CLOEXEC);
 	struct epoll_event e = { .events = EPOLLIN }, out;
 	struct pollfd p = { .fd = fd, .events = POLLIN };
-	struct tw_event ev;
+	struct twheel_event ev;
 	uint64_t t0;
 
 	CHECK(poll(&p, 1, 0) == 0, "nothing to read yet");
@@ -421,7 +421,7 @@ static void t_read_interrupted(void)
 	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
 	struct itimerval it = { .it_value = { .tv_usec = 50000 } };
 	int fd = tw_open(0);
-	struct tw_event ev;
+	struct twheel_event ev;
 	ssize_t r;
 
 	sigaction(SIGALRM, &sa, NULL);
@@ -437,7 +437,7 @@ static void t_read_interrupted(void)
 static void t_expiry_exact_once(void)
 {
 	enum { N = 2000 };
-	static struct tw_event ev[N];
+	static struct twheel_event ev[N];
 	static uint64_t due[N];
 	static int seen[N];
 	int fd = tw_open(0), i;
@@ -448,7 +448,7 @@ static void t_expiry_exact_once(void)
 	srand(1);
 	for (i = 0; i < N; i++) {
 		due[i] = now_ns() + (1 + rand() % 300) * MS;
-		CHECK(start(fd, i, due[i], 0, TW_TIMER_ABSTIME) == 0, "%d", i);
+		CHECK(start(fd, i, due[i], 0, TWHEEL_TIMER_ABSTIME) == 0, "%d", i);
 	}
 	got = read_events(fd, ev, N, 10000);
 	CHECK(got == N, "%zu of %d events", got, N);
@@ -481,12 +481,12 @@ static void t_expiry_exact_once(void)
 static void t_periodic_and_overrun(void)
 {
 	int fd = tw_open(0);
-	struct tw_event ev[4];
+	struct twheel_event ev[4];
 	uint64_t period = 20 * MS;
 
 	CHECK(start(fd, 3, period, period, 0) == 0, "");
 	CHECK(read_events(fd, ev, 2, 2000) == 2, "");
-	CHECK(ev[0].flags == TW_EVENT_PERIODIC, "");
+	CHECK(ev[0].flags == TWHEEL_EVENT_PERIODIC, "");
 	CHECK(ev[1].due > ev[0].due && (ev[1].due - ev[0].due) % period == 0, "");
 	/* Not reading for 10 periods coalesces them into one event. */
 	sleep_ms(10 * 20 + 10);
@@ -500,19 +500,19 @@ static void t_periodic_and_overrun(void)
 	CHECK(read_events(fd, ev + 1, 1, 0) == 0 || ev[1].due > ev[0].due,
 	      "missed periods do not queue");
 	CHECK(info(fd).pending == 1, "still armed");
-	CHECK(stop(fd, 3) == TW_STOPPED_PENDING, "");
+	CHECK(stop(fd, 3) == TWHEEL_STOPPED_PENDING, "");
 	close(fd);
 }
 
 static void t_stop_withdraws_event(void)
 {
 	int fd = tw_open(O_NONBLOCK);
-	struct tw_event ev;
+	struct twheel_event ev;
 
 	CHECK(start(fd, 4, 10 * MS, 0, 0) == 0, "");
 	sleep_ms(100);
 	CHECK(info(fd).queued == 1, "");
-	CHECK(stop(fd, 4) == TW_STOPPED_EXPIRED, "");
+	CHECK(stop(fd, 4) == TWHEEL_STOPPED_EXPIRED, "");
 	CHECK(info(fd).queued == 0, "");
 	CHECK(read(fd, &ev, sizeof(ev)) == -1 && errno == EAGAIN, "withdrawn");
 	CHECK(stop(fd, 4) == -ENOENT, "");
@@ -522,10 +522,10 @@ static void t_stop_withdraws_event(void)
 static void t_absolute_past_fires_at_once(void)
 {
 	int fd = tw_open(0);
-	struct tw_event ev;
+	struct twheel_event ev;
 	uint64_t t0 = now_ns();
 
-	CHECK(start(fd, 8, 1, 0, TW_TIMER_ABSTIME) == 0, "");
+	CHECK(start(fd, 8, 1, 0, TWHEEL_TIMER_ABSTIME) == 0, "");
 	CHECK(read_events(fd, &ev, 1, 1000) == 1, "");
 	CHECK(ev.id == 8 && ev.due == tick_up(1, RES_NS), "");
 	CHECK(now_ns() - t0 < RES_NS + TW_SLACK_NS, "");
@@ -535,13 +535,13 @@ static void t_absolute_past_fires_at_once(void)
 static void t_replace_and_query(void)
 {
 	int fd = tw_open(0);
-	struct tw_query q = { .id = 1 };
-	struct tw_event ev;
+	struct twheel_query q = { .id = 1 };
+	struct twheel_event ev;
 
 	CHECK(start(fd, 1, 50 * MS, 0, 0) == 0, "");
-	CHECK(start(fd, 1, 300 * MS, 0, TW_TIMER_REPLACE) == 0, "");
-	CHECK(tw_ioctl(fd, TW_IOC_QUERY, &q) == 0, "");
-	CHECK(q.state == TW_STATE_PENDING && q.remaining > 200 * MS &&
+	CHECK(start(fd, 1, 300 * MS, 0, TWHEEL_TIMER_REPLACE) == 0, "");
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_QUERY, &q) == 0, "");
+	CHECK(q.state == TWHEEL_STATE_PENDING && q.remaining > 200 * MS &&
 	      q.remaining <= 300 * MS + RES_NS, "remaining %llu",
 	      (unsigned long long)q.remaining);
 	sleep_ms(150);
@@ -553,9 +553,9 @@ static void t_replace_and_query(void)
 	CHECK(start(fd, 2, 0, 0, 0) == 0, "");
 	sleep_ms(50);
 	q.id = 2;
-	CHECK(tw_ioctl(fd, TW_IOC_QUERY, &q) == 0 && q.state == TW_STATE_EXPIRED &&
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_QUERY, &q) == 0 && q.state == TWHEEL_STATE_EXPIRED &&
 	      q.remaining == 0, "");
-	CHECK(start(fd, 2, 60000 * MS, 0, TW_TIMER_REPLACE) == 0, "");
+	CHECK(start(fd, 2, 60000 * MS, 0, TWHEEL_TIMER_REPLACE) == 0, "");
 	CHECK(info(fd).queued == 0, "");
 	close(fd);
 }
@@ -568,24 +568,24 @@ static void t_due_on_ticks(void)
 {
 	int fd = tw_open(0);
 	uint64_t asked = now_ns() + 20 * MS + 1234;
-	struct tw_query q = { .id = 1 };
-	struct tw_event ev;
-	struct tw_op ops[2] = {
-		{ .op = TW_OP_START, .id = 3, .value = MS, .interval = 3 * MS / 2 },
-		{ .op = TW_OP_START, .id = 4, .value = MS, .interval = 2 * MS },
+	struct twheel_query q = { .id = 1 };
+	struct twheel_event ev;
+	struct twheel_op ops[2] = {
+		{ .op = TWHEEL_OP_START, .id = 3, .value = MS, .interval = 3 * MS / 2 },
+		{ .op = TWHEEL_OP_START, .id = 4, .value = MS, .interval = 2 * MS },
 	};
-	struct tw_batch b = { .ops = (uintptr_t)ops, .count = 2 };
+	struct twheel_batch b = { .ops = (uintptr_t)ops, .count = 2 };
 
 	CHECK(start(fd, 9, MS, 3 * MS / 2, 0) == -EINVAL, "a period of 1.5 ticks");
-	CHECK(tw_ioctl(fd, TW_IOC_BATCH, &b) == 0 && ops[0].result == -EINVAL &&
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_BATCH, &b) == 0 && ops[0].result == -EINVAL &&
 	      ops[1].result == 0, "%d %d", ops[0].result, ops[1].result);
 	q.id = 4;
-	CHECK(tw_ioctl(fd, TW_IOC_QUERY, &q) == 0 && q.interval == 2 * MS, "");
-	CHECK(stop(fd, 4) == TW_STOPPED_PENDING, "");
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_QUERY, &q) == 0 && q.interval == 2 * MS, "");
+	CHECK(stop(fd, 4) == TWHEEL_STOPPED_PENDING, "");
 
-	CHECK(start(fd, 1, asked, 0, TW_TIMER_ABSTIME) == 0, "");
+	CHECK(start(fd, 1, asked, 0, TWHEEL_TIMER_ABSTIME) == 0, "");
 	q.id = 1;
-	CHECK(tw_ioctl(fd, TW_IOC_QUERY, &q) == 0 && q.due == tick_up(asked, RES_NS),
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_QUERY, &q) == 0 && q.due == tick_up(asked, RES_NS),
 	      "due %llu asked %llu", (unsigned long long)q.due,
 	      (unsigned long long)asked);
 	CHECK(read_events(fd, &ev, 1, 2000) == 1 && ev.id == 1 && ev.due == q.due &&
@@ -595,10 +595,10 @@ static void t_due_on_ticks(void)
 	/* Rounded up past KTIME_MAX is out of range; on the last tick is not. */
 	fd = tw_open(0);
 	CHECK(set_config(fd, CLOCK_MONOTONIC, 1000000000ULL) == 0, "");
-	CHECK(start(fd, 1, INT64_MAX, 0, TW_TIMER_ABSTIME) == -ERANGE, "");
+	CHECK(start(fd, 1, INT64_MAX, 0, TWHEEL_TIMER_ABSTIME) == -ERANGE, "");
 	CHECK(start(fd, 1, INT64_MAX - INT64_MAX % 1000000000ULL, 0,
-		    TW_TIMER_ABSTIME) == 0, "");
-	CHECK(stop(fd, 1) == TW_STOPPED_PENDING, "");
+		    TWHEEL_TIMER_ABSTIME) == 0, "");
+	CHECK(stop(fd, 1) == TWHEEL_STOPPED_PENDING, "");
 	close(fd);
 }
 
@@ -606,8 +606,8 @@ static void t_due_on_ticks(void)
 static void t_refused_replace_keeps_event(void)
 {
 	int fd = tw_open(0), i;
-	struct tw_query q = { .id = 2 };
-	struct tw_event ev[3];
+	struct twheel_query q = { .id = 2 };
+	struct twheel_event ev[3];
 	uint64_t due;
 
 	/* At 1 us a tick, the wheel reaches less far than ktime. */
@@ -617,11 +617,11 @@ static void t_refused_replace_keeps_event(void)
 		sleep_ms(20);
 	}
 	CHECK(info(fd).queued == 3, "");
-	CHECK(tw_ioctl(fd, TW_IOC_QUERY, &q) == 0 && q.state == TW_STATE_EXPIRED, "");
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_QUERY, &q) == 0 && q.state == TWHEEL_STATE_EXPIRED, "");
 	due = q.due;
-	CHECK(start(fd, 2, info(fd).range_ns + 1000 * MS, 0, TW_TIMER_REPLACE) == -ERANGE,
+	CHECK(start(fd, 2, info(fd).range_ns + 1000 * MS, 0, TWHEEL_TIMER_REPLACE) == -ERANGE,
 	      "");
-	CHECK(tw_ioctl(fd, TW_IOC_QUERY, &q) == 0 && q.state == TW_STATE_EXPIRED &&
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_QUERY, &q) == 0 && q.state == TWHEEL_STATE_EXPIRED &&
 	      q.due == due, "");
 	CHECK(info(fd).queued == 3 && info(fd).pending == 0, "");
 	/* Still in its place in the queue, due as it was. */
@@ -636,40 +636,40 @@ static void t_refused_replace_keeps_event(void)
 static void t_batch_results(void)
 {
 	enum { N = 1000 };
-	static struct tw_op ops[N + 3];
-	struct tw_batch b = { .ops = (uintptr_t)ops, .count = N + 3 };
+	static struct twheel_op ops[N + 3];
+	struct twheel_batch b = { .ops = (uintptr_t)ops, .count = N + 3 };
 	int fd = tw_open(0), i, bad = 0;
 
 	memset(ops, 0, sizeof(ops));
 	for (i = 0; i < N; i++) {
-		ops[i].op = TW_OP_START;
+		ops[i].op = TWHEEL_OP_START;
 		ops[i].id = i;
 		ops[i].value = 60000 * MS;
 		ops[i].result = 12345;
 	}
-	ops[N] = (struct tw_op){ .op = TW_OP_START, .id = 5, .value = MS };
-	ops[N + 1] = (struct tw_op){ .op = TW_OP_STOP, .id = 7 };
-	ops[N + 2] = (struct tw_op){ .op = TW_OP_STOP, .id = 424242 };
-	CHECK(tw_ioctl(fd, TW_IOC_BATCH, &b) == 0, "");
+	ops[N] = (struct twheel_op){ .op = TWHEEL_OP_START, .id = 5, .value = MS };
+	ops[N + 1] = (struct twheel_op){ .op = TWHEEL_OP_STOP, .id = 7 };
+	ops[N + 2] = (struct twheel_op){ .op = TWHEEL_OP_STOP, .id = 424242 };
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_BATCH, &b) == 0, "");
 	for (i = 0; i < N; i++)
 		bad += ops[i].result != 0;
 	CHECK(bad == 0, "%d starts failed", bad);
 	CHECK(ops[N].result == -EEXIST, "%d", ops[N].result);
-	CHECK(ops[N + 1].result == TW_STOPPED_PENDING, "%d", ops[N + 1].result);
+	CHECK(ops[N + 1].result == TWHEEL_STOPPED_PENDING, "%d", ops[N + 1].result);
 	CHECK(ops[N + 2].result == -ENOENT, "%d", ops[N + 2].result);
 	CHECK(info(fd).pending == N - 1, "");
 
 	/* Readable but not writable: applied, then EFAULT on the results. */
-	struct tw_op *ro = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+	struct twheel_op *ro = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	CHECK(ro != MAP_FAILED, "");
-	ro[0] = (struct tw_op){ .op = TW_OP_START, .id = N + 10, .value = 60000 * MS };
-	ro[1] = (struct tw_op){ .op = TW_OP_START, .id = N + 11, .value = 60000 * MS };
+	ro[0] = (struct twheel_op){ .op = TWHEEL_OP_START, .id = N + 10, .value = 60000 * MS };
+	ro[1] = (struct twheel_op){ .op = TWHEEL_OP_START, .id = N + 11, .value = 60000 * MS };
 	CHECK(mprotect(ro, 4096, PROT_READ) == 0, "");
 	b.ops = (uintptr_t)ro;
 	b.count = 2;
-	CHECK(tw_ioctl(fd, TW_IOC_BATCH, &b) == -EFAULT, "");
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_BATCH, &b) == -EFAULT, "");
 	CHECK(info(fd).pending == N + 1, "the chunk was applied before its results faulted");
 	munmap(ro, 4096);
 	close(fd);
@@ -678,7 +678,7 @@ static void t_batch_results(void)
 static void t_read_fault_keeps_events(void)
 {
 	int fd = tw_open(0);
-	struct tw_event ev[3];
+	struct twheel_event ev[3];
 
 	CHECK(start(fd, 1, 0, 0, 0) == 0 && start(fd, 2, 0, 0, 0) == 0, "");
 	sleep_ms(100);
@@ -714,7 +714,7 @@ static void t_fdinfo(void)
 static void t_boottime(void)
 {
 	int fd = tw_open(0);
-	struct tw_event ev;
+	struct twheel_event ev;
 	uint64_t t0;
 
 	CHECK(set_config(fd, CLOCK_BOOTTIME, 0) == 0, "");
@@ -754,7 +754,7 @@ static void *starter(void *arg)
 static void *reader(void *arg)
 {
 	struct shared *s = arg;
-	struct tw_event ev[64];
+	struct twheel_event ev[64];
 	size_t i, n;
 
 	while ((n = read_events(s->fd, ev, 64, 1500)) > 0)
@@ -793,7 +793,7 @@ static void t_threads_one_file(void)
 
 static void *blocking_reader(void *arg)
 {
-	struct tw_event ev;
+	struct twheel_event ev;
 
 	return (void *)(intptr_t)read(*(int *)arg, &ev, sizeof(ev));
 }
@@ -804,7 +804,7 @@ static void t_nonblocking_beside_blocked_reader(void)
 	int fd = tw_open(0);
 	pthread_t th;
 	void *ret;
-	struct tw_event ev;
+	struct twheel_event ev;
 	uint64_t t0;
 
 	pthread_create(&th, NULL, blocking_reader, &fd);
@@ -824,21 +824,21 @@ static void t_nonblocking_beside_blocked_reader(void)
 static void t_sparse_ids(void)
 {
 	enum { N = 4096 };
-	static struct tw_op ops[N];
-	struct tw_batch b = { .ops = (uintptr_t)ops, .count = N };
+	static struct twheel_op ops[N];
+	struct twheel_batch b = { .ops = (uintptr_t)ops, .count = N };
 	int fd = tw_open(0), i, bad = 0;
 
 	memset(ops, 0, sizeof(ops));
 	for (i = 0; i < N; i++) {
-		ops[i].op = TW_OP_START;
+		ops[i].op = TWHEEL_OP_START;
 		ops[i].id = (uint64_t)i << 52 | 7;
 		ops[i].value = 60000 * MS;
 	}
-	CHECK(tw_ioctl(fd, TW_IOC_BATCH, &b) == 0, "");
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_BATCH, &b) == 0, "");
 	for (i = 0; i < N; i++)
 		bad += ops[i].result != 0;
 	CHECK(bad == 0, "%d of %d starts failed (first: %d)", bad, N, ops[N - 1].result);
-	CHECK(stop(fd, (uint64_t)123 << 52 | 7) == TW_STOPPED_PENDING, "");
+	CHECK(stop(fd, (uint64_t)123 << 52 | 7) == TWHEEL_STOPPED_PENDING, "");
 	close(fd);
 }
 
@@ -846,7 +846,7 @@ static void t_sparse_ids(void)
 static void t_many_files(void)
 {
 	enum { FILES = 8, PER = 300 };
-	static struct tw_event ev[PER + 1];
+	static struct twheel_event ev[PER + 1];
 	int fd[FILES], f, i;
 
 	for (f = 0; f < FILES; f++) {
@@ -866,8 +866,8 @@ static void t_many_files(void)
 /* Close with thousands of timers pending, some firing right then. */
 static void t_close_with_pending(void)
 {
-	static struct tw_op ops[5000];
-	struct tw_batch b = { .ops = (uintptr_t)ops, .count = 5000 };
+	static struct twheel_op ops[5000];
+	struct twheel_batch b = { .ops = (uintptr_t)ops, .count = 5000 };
 	int round, i;
 
 	for (round = 0; round < 20; round++) {
@@ -875,12 +875,12 @@ static void t_close_with_pending(void)
 
 		memset(ops, 0, sizeof(ops));
 		for (i = 0; i < 5000; i++) {
-			ops[i].op = TW_OP_START;
+			ops[i].op = TWHEEL_OP_START;
 			ops[i].id = i;
 			ops[i].value = (i % 5) * MS;
 			ops[i].interval = i % 7 ? 0 : MS;
 		}
-		CHECK(tw_ioctl(fd, TW_IOC_BATCH, &b) == 0, "");
+		CHECK(tw_ioctl(fd, TWHEEL_IOC_BATCH, &b) == 0, "");
 		usleep(round * 300);
 		close(fd);
 	}
@@ -890,9 +890,9 @@ static void t_close_with_pending(void)
 static void t_burst(void)
 {
 	enum { N = 100000, CHUNK = 4096 };
-	static struct tw_op ops[CHUNK];
-	static struct tw_event ev[N];
-	struct tw_batch b = { .ops = (uintptr_t)ops, .count = CHUNK };
+	static struct twheel_op ops[CHUNK];
+	static struct twheel_event ev[N];
+	struct twheel_batch b = { .ops = (uintptr_t)ops, .count = CHUNK };
 	int fd = tw_open(0), i, j;
 	uint64_t due = now_ns() + 200 * MS;
 	size_t got;
@@ -901,12 +901,12 @@ static void t_burst(void)
 		memset(ops, 0, sizeof(ops));
 		b.count = N - i < CHUNK ? N - i : CHUNK;
 		for (j = 0; j < (int)b.count; j++) {
-			ops[j].op = TW_OP_START;
+			ops[j].op = TWHEEL_OP_START;
 			ops[j].id = i + j;
 			ops[j].value = due;
-			ops[j].flags = TW_TIMER_ABSTIME;
+			ops[j].flags = TWHEEL_TIMER_ABSTIME;
 		}
-		CHECK(tw_ioctl(fd, TW_IOC_BATCH, &b) == 0, "");
+		CHECK(tw_ioctl(fd, TWHEEL_IOC_BATCH, &b) == 0, "");
 	}
 	got = read_events(fd, ev, N, 30000);
 	CHECK(got == N, "%zu of %d", got, N);
@@ -935,20 +935,20 @@ static void start_many(int fd, uint64_t id0, int n, uint64_t value,
 		       uint64_t interval, int *ok, int *nospc)
 {
 	enum { CHUNK = 4096 };
-	static struct tw_op ops[CHUNK];
-	struct tw_batch b = { .ops = (uintptr_t)ops };
+	static struct twheel_op ops[CHUNK];
+	struct twheel_batch b = { .ops = (uintptr_t)ops };
 	int i, j;
 
 	for (i = 0; i < n; i += CHUNK) {
 		b.count = n - i < CHUNK ? n - i : CHUNK;
 		memset(ops, 0, sizeof(ops));
 		for (j = 0; j < (int)b.count; j++) {
-			ops[j].op = TW_OP_START;
+			ops[j].op = TWHEEL_OP_START;
 			ops[j].id = id0 + i + j;
 			ops[j].value = value;
 			ops[j].interval = interval;
 		}
-		CHECK(tw_ioctl(fd, TW_IOC_BATCH, &b) == 0, "");
+		CHECK(tw_ioctl(fd, TWHEEL_IOC_BATCH, &b) == 0, "");
 		for (j = 0; j < (int)b.count; j++) {
 			*ok += ops[j].result == 0;
 			*nospc += ops[j].result == -ENOSPC;
@@ -964,7 +964,7 @@ static void start_many(int fd, uint64_t id0, int n, uint64_t value,
 static void t_read_bounded(void)
 {
 	enum { N = 20000 };
-	static struct tw_event ev[10 * N];
+	static struct twheel_event ev[10 * N];
 	int fd = tw_open(O_NONBLOCK), ok = 0, nospc = 0;
 	ssize_t r;
 
@@ -983,7 +983,7 @@ static void t_read_bounded(void)
 static void t_stop_readonly_struct(void)
 {
 	int fd = tw_open(0);
-	struct tw_stop *st = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+	struct twheel_stop *st = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	CHECK(st != MAP_FAILED, "");
@@ -992,9 +992,9 @@ static void t_stop_readonly_struct(void)
 	st->id = 7;
 	CHECK(mprotect(st, 4096, PROT_READ) == 0, "");
 	CHECK(start(fd, 7, 60000 * MS, 0, 0) == 0, "");
-	CHECK(tw_ioctl(fd, TW_IOC_STOP, st) == TW_STOPPED_PENDING, "");
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_STOP, st) == TWHEEL_STOPPED_PENDING, "");
 	CHECK(info(fd).pending == 0, "");
-	CHECK(tw_ioctl(fd, TW_IOC_STOP, st) == -ENOENT, "");
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_STOP, st) == -ENOENT, "");
 	munmap(st, 4096);
 	close(fd);
 }
@@ -1011,12 +1011,12 @@ static void t_info_bounded(void)
 	uint64_t base = (now_ns() / RES_NS / 4096 + 4) * 4096, next;
 
 	for (i = 0; i < 1000; i++)
-		CHECK(start(fd, i, (base + 1999 - i) * RES_NS, 0, TW_TIMER_ABSTIME) == 0, "");
+		CHECK(start(fd, i, (base + 1999 - i) * RES_NS, 0, TWHEEL_TIMER_ABSTIME) == 0, "");
 	next = info(fd).next_expiry;
 	CHECK(next == base * RES_NS, "next_expiry %llu, slot start %llu",
 	      (unsigned long long)next, (unsigned long long)(base * RES_NS));
 	for (i = 0; i < 3; i++)
-		CHECK(start(few, i, (base + 1999 - i) * RES_NS, 0, TW_TIMER_ABSTIME) == 0, "");
+		CHECK(start(few, i, (base + 1999 - i) * RES_NS, 0, TWHEEL_TIMER_ABSTIME) == 0, "");
 	CHECK(info(few).next_expiry == (base + 1997) * RES_NS, "exact with few");
 	close(few);
 	close(fd);
@@ -1035,7 +1035,7 @@ static void t_user_limits(void)
 	start_many(b, 0, 600, 60000 * MS, 0, &ok, &nospc);
 	CHECK(ok == 1000 && nospc == 200, "ok %d nospc %d", ok, nospc);
 	CHECK(info(b).user_timers == 1000 && info(b).max_user_timers == 1000, "");
-	CHECK(stop(a, 0) == TW_STOPPED_PENDING && start(b, 9999, MS, 0, 0) == 0,
+	CHECK(stop(a, 0) == TWHEEL_STOPPED_PENDING && start(b, 9999, MS, 0, 0) == 0,
 	      "a stop makes room");
 	/* Another user has a budget of its own. */
 	pid = fork();
@@ -1068,7 +1068,7 @@ static void t_user_limits(void)
 
 struct stall {
 	int fd;
-	struct tw_event *buf;
+	struct twheel_event *buf;
 	ssize_t ret;
 	int err;
 	int done;	/* atomic: set by the reader thread */
@@ -1125,8 +1125,8 @@ static void t_stalled_reader(void)
 	struct stall rd = { .fd = fd }, nb = { .fd = fd };
 	struct pollfd p;
 	struct uffd_msg msg;
-	struct tw_query q = { .id = 2 };
-	struct tw_event ev[2];
+	struct twheel_query q = { .id = 2 };
+	struct twheel_event ev[2];
 	pthread_t t1, t2;
 
 	CHECK(map != MAP_FAILED, "");
@@ -1139,7 +1139,7 @@ static void t_stalled_reader(void)
 		return;
 	}
 	/* Two records straddling into the stalled page: one copy of both. */
-	rd.buf = (struct tw_event *)(map + 4096 - sizeof(struct tw_event));
+	rd.buf = (struct twheel_event *)(map + 4096 - sizeof(struct twheel_event));
 	CHECK(start(fd, 1, 0, 0, 0) == 0 && start(fd, 2, 0, 0, 0) == 0, "");
 	sleep_ms(50);
 	pthread_create(&t1, NULL, stall_read, &rd);
@@ -1152,7 +1152,7 @@ static void t_stalled_reader(void)
 	pthread_create(&t2, NULL, stall_read, &nb);
 	CHECK(wait_done(&nb, 5000), "O_NONBLOCK read slept behind a stalled reader");
 	CHECK(stop(fd, 2) == -ENOENT, "its event is being read");
-	CHECK(tw_ioctl(fd, TW_IOC_QUERY, &q) == -ENOENT, "a stopped timer is gone");
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_QUERY, &q) == -ENOENT, "a stopped timer is gone");
 
 	/* Fail the stalled copy: unmap its page, then let the fault go. */
 	munmap(map + 4096, 4096);

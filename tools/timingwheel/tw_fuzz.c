@@ -137,17 +137,17 @@ static void model_set(struct file_model *m, unsigned int id, bool live)
 /* GET_INFO into a good buffer: its counters must match the model. */
 static void check_info(struct file_model *m)
 {
-	struct tw_info i;
+	struct twheel_info i;
 
 	memset(&i, 0xa5, sizeof(i));
-	if (xioctl(m->fd, TW_IOC_GET_INFO, &i)) {
+	if (xioctl(m->fd, TWHEEL_IOC_GET_INFO, &i)) {
 		FAIL("GET_INFO failed");
 		return;
 	}
 	if (i.pending + i.queued != m->live)
 		FAIL("pending %llu + queued %llu != %u live", (unsigned long long)i.pending,
 		     (unsigned long long)i.queued, m->live);
-	if (i.__pad || i.__reserved[0] || i.__reserved[1])
+	if (i.abi_version != TWHEEL_ABI_VERSION || i.__reserved[0] || i.__reserved[1])
 		FAIL("GET_INFO reserved output not zeroed");
 	if (i.clockid != (uint32_t)m->clock)
 		FAIL("clockid %u", i.clockid);
@@ -228,12 +228,12 @@ static int start_oracle(struct file_model *m, unsigned int id, uint64_t value,
 	struct timer_model *t = &m->t[id];
 
 	*fuzzy = false;
-	if ((flags & ~TW_TIMER_FLAGS) || rsv)
+	if ((flags & ~TWHEEL_TIMER_FLAGS) || rsv)
 		return -EINVAL;
 	/* A period is a whole number of ticks. */
 	if (interval % m->res)
 		return -EINVAL;
-	if (flags & TW_TIMER_ABSTIME) {
+	if (flags & TWHEEL_TIMER_ABSTIME) {
 		due = value;
 	} else {
 		if (value > UINT64_MAX - now - 10 * SEC)
@@ -249,7 +249,7 @@ static int start_oracle(struct file_model *m, unsigned int id, uint64_t value,
 	/* The wheel's reach moves with the clock: near it, either answer. */
 	if (due > now && due - now + 10 * SEC >= m->range)
 		return ANY_RANGE;
-	if (t->live && !(flags & TW_TIMER_REPLACE))
+	if (t->live && !(flags & TWHEEL_TIMER_REPLACE))
 		return -EEXIST;
 	return 0;
 }
@@ -285,7 +285,7 @@ static void start_judge(struct file_model *m, const char *what, unsigned int id,
 
 static void fuzz_start(struct file_model *m)
 {
-	struct tw_timer_spec s = {
+	struct twheel_timer_spec s = {
 		.id = pick_id(), .value = pick_value(),
 		.interval = below(3) ? 0 : (below(4) ? below(2 * m->res) : pick_value()),
 		.flags = below(8) ? (uint32_t)below(4) : (uint32_t)rnd(),
@@ -299,7 +299,7 @@ static void fuzz_start(struct file_model *m)
 	want = start_oracle(m, s.id, s.value, s.interval, s.flags, s.__reserved,
 			    clock_now(m->clock), &fuzzy);
 	p = place(w, &s, sizeof(s));
-	got = xioctl(m->fd, TW_IOC_START, p);
+	got = xioctl(m->fd, TWHEEL_IOC_START, p);
 	if (w >= STRADDLE) {
 		if (got != -EFAULT)
 			FAIL("START from a bad pointer (%d): %d", w, got);
@@ -310,13 +310,13 @@ static void fuzz_start(struct file_model *m)
 
 static void fuzz_stop(struct file_model *m)
 {
-	struct tw_stop s = {
+	struct twheel_stop s = {
 		.id = pick_id(),
 		.flags = below(16) ? 0 : (uint32_t)rnd() | 1,
 		.__reserved = below(16) ? 0 : (uint32_t)rnd() | 1,
 	};
 	enum where w = pick_where();
-	int got = xioctl(m->fd, TW_IOC_STOP, place(w, &s, sizeof(s)));
+	int got = xioctl(m->fd, TWHEEL_IOC_STOP, place(w, &s, sizeof(s)));
 
 	if (w >= STRADDLE) {
 		if (got != -EFAULT)
@@ -327,7 +327,7 @@ static void fuzz_stop(struct file_model *m)
 	} else if (!m->t[s.id].live) {
 		if (got != -ENOENT)
 			FAIL("STOP of unknown id %u: %d", (unsigned int)s.id, got);
-	} else if (got != TW_STOPPED_PENDING && got != TW_STOPPED_EXPIRED) {
+	} else if (got != TWHEEL_STOPPED_PENDING && got != TWHEEL_STOPPED_EXPIRED) {
 		FAIL("STOP of live id %u: %d", (unsigned int)s.id, got);
 	} else {
 		model_set(m, s.id, false);
@@ -336,10 +336,10 @@ static void fuzz_stop(struct file_model *m)
 
 static void fuzz_query(struct file_model *m)
 {
-	struct tw_query q = { .id = pick_id(), .__reserved = below(16) ? 0 : 1 };
+	struct twheel_query q = { .id = pick_id(), .__reserved = below(16) ? 0 : 1 };
 	enum where w = pick_where();
-	struct tw_query *p = place(w, &q, sizeof(q));
-	int got = xioctl(m->fd, TW_IOC_QUERY, p);
+	struct twheel_query *p = place(w, &q, sizeof(q));
+	int got = xioctl(m->fd, TWHEEL_IOC_QUERY, p);
 	int want = q.__reserved ? -EINVAL : m->t[q.id].live ? 0 : -ENOENT;
 
 	if (w == RDONLY && want == 0)
@@ -348,7 +348,7 @@ static void fuzz_query(struct file_model *m)
 		want = -EFAULT;
 	if (got != want)
 		FAIL("QUERY id %u where %d: got %d want %d", (unsigned int)q.id, w, got, want);
-	if (!got && ((p->state != TW_STATE_PENDING && p->state != TW_STATE_EXPIRED) ||
+	if (!got && ((p->state != TWHEEL_STATE_PENDING && p->state != TWHEEL_STATE_EXPIRED) ||
 		     p->__reserved || p->interval != m->t[q.id].interval))
 		FAIL("QUERY id %u: state %u interval %llu", (unsigned int)q.id, p->state,
 		     (unsigned long long)p->interval);
@@ -358,7 +358,7 @@ static void fuzz_config(struct file_model *m)
 {
 	uint32_t clocks[] = { CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME, 99 };
 	uint64_t res[] = { 0, 1000, 999, 1000000, 1000000000, 1000000001, 100000 };
-	struct tw_config c = {
+	struct twheel_config c = {
 		.clockid = clocks[below(4)], .resolution_ns = res[below(7)],
 		.flags = below(16) ? 0 : 1,
 	};
@@ -372,7 +372,7 @@ static void fuzz_config(struct file_model *m)
 	       m->started ? -EBUSY : 0;
 	if (w >= STRADDLE)
 		want = -EFAULT;
-	got = xioctl(m->fd, TW_IOC_SET_CONFIG, place(w, &c, sizeof(c)));
+	got = xioctl(m->fd, TWHEEL_IOC_SET_CONFIG, place(w, &c, sizeof(c)));
 	if (got != want)
 		FAIL("SET_CONFIG clock %u res %llu where %d: got %d want %d", c.clockid,
 		     (unsigned long long)c.resolution_ns, w, got, want);
@@ -385,14 +385,14 @@ static void fuzz_config(struct file_model *m)
 static void fuzz_info(struct file_model *m)
 {
 	enum where w = pick_where();
-	struct tw_info i = { 0 };
+	struct twheel_info i = { 0 };
 	int got;
 
 	if (w == GOOD) {
 		check_info(m);
 		return;
 	}
-	got = xioctl(m->fd, TW_IOC_GET_INFO, place(w, &i, sizeof(i)));
+	got = xioctl(m->fd, TWHEEL_IOC_GET_INFO, place(w, &i, sizeof(i)));
 	if (got != -EFAULT)
 		FAIL("GET_INFO into a bad pointer (%d): %d", w, got);
 }
@@ -403,8 +403,8 @@ static void resync(struct file_model *m)
 	unsigned int id;
 
 	for (id = 0; id < NIDS; id++) {
-		struct tw_query q = { .id = id };
-		int got = xioctl(m->fd, TW_IOC_QUERY, &q);
+		struct twheel_query q = { .id = id };
+		int got = xioctl(m->fd, TWHEEL_IOC_QUERY, &q);
 
 		if (got && got != -ENOENT)
 			FAIL("QUERY %u: %d", id, got);
@@ -415,12 +415,12 @@ static void resync(struct file_model *m)
 	}
 }
 
-static void fill_op(struct file_model *m, struct tw_op *op)
+static void fill_op(struct file_model *m, struct twheel_op *op)
 {
 	memset(op, 0, sizeof(*op));
 	op->op = below(16) ? 1 + below(2) : (uint32_t)rnd();
 	op->id = pick_id();
-	if (op->op == TW_OP_START) {
+	if (op->op == TWHEEL_OP_START) {
 		op->value = pick_value();
 		op->interval = below(3) ? 0 : pick_value() % (2 * SEC);
 		op->flags = below(8) ? (uint32_t)below(4) : (uint32_t)rnd();
@@ -432,26 +432,26 @@ static void fill_op(struct file_model *m, struct tw_op *op)
 	(void)m;
 }
 
-static int op_oracle(struct file_model *m, const struct tw_op *op, bool *fuzzy)
+static int op_oracle(struct file_model *m, const struct twheel_op *op, bool *fuzzy)
 {
 	*fuzzy = false;
-	if (op->op == TW_OP_START)
+	if (op->op == TWHEEL_OP_START)
 		return start_oracle(m, op->id, op->value, op->interval, op->flags,
 				    op->__reserved, clock_now(m->clock), fuzzy);
-	if (op->op != TW_OP_STOP || op->flags || op->value || op->interval ||
+	if (op->op != TWHEEL_OP_STOP || op->flags || op->value || op->interval ||
 	    op->__reserved)
 		return -EINVAL;
 	return m->t[op->id].live ? ANY_STOP : -ENOENT;
 }
 
-static void judge_op(struct file_model *m, const struct tw_op *op, int want, bool fuzzy)
+static void judge_op(struct file_model *m, const struct twheel_op *op, int want, bool fuzzy)
 {
 	if (want == ANY_STOP) {
-		if (op->result != TW_STOPPED_PENDING && op->result != TW_STOPPED_EXPIRED)
+		if (op->result != TWHEEL_STOPPED_PENDING && op->result != TWHEEL_STOPPED_EXPIRED)
 			FAIL("batch STOP id %u: %d", (unsigned int)op->id, op->result);
 		else
 			model_set(m, op->id, false);
-	} else if (op->op == TW_OP_START) {
+	} else if (op->op == TWHEEL_OP_START) {
 		start_judge(m, "batch START", op->id, want, fuzzy, op->result, op->interval);
 	} else if (op->result != want) {
 		FAIL("batch op %u id %u: got %d want %d", op->op, (unsigned int)op->id,
@@ -461,8 +461,8 @@ static void judge_op(struct file_model *m, const struct tw_op *op, int want, boo
 
 static void fuzz_batch(struct file_model *m)
 {
-	static struct tw_op ops[100];
-	struct tw_batch b = { .count = below(100), .flags = below(32) ? 0 : 1 };
+	static struct twheel_op ops[100];
+	struct twheel_batch b = { .count = below(100), .flags = below(32) ? 0 : 1 };
 	enum where wb = pick_where(), wo = below(3) ? GOOD : (enum where)below(NR_WHERE);
 
 	if (wo == STRADDLE)
@@ -472,7 +472,7 @@ static void fuzz_batch(struct file_model *m)
 	void *p;
 
 	if (!below(32))
-		b.count = TW_BATCH_MAX + 1 + below(4);
+		b.count = TWHEEL_BATCH_MAX + 1 + below(4);
 	for (i = 0; i < b.count && i < 100; i++)
 		fill_op(m, &ops[i]);
 	b.ops = (uintptr_t)ops;
@@ -484,32 +484,32 @@ static void fuzz_batch(struct file_model *m)
 		b.ops = 0;
 	p = place(wb, &b, sizeof(b));
 	if (wb >= STRADDLE) {
-		got = xioctl(m->fd, TW_IOC_BATCH, p);
+		got = xioctl(m->fd, TWHEEL_IOC_BATCH, p);
 		if (got != -EFAULT)
 			FAIL("BATCH header at a bad pointer (%d): %d", wb, got);
 		return;
 	}
-	if (b.flags || b.count > TW_BATCH_MAX) {
-		got = xioctl(m->fd, TW_IOC_BATCH, p);
+	if (b.flags || b.count > TWHEEL_BATCH_MAX) {
+		got = xioctl(m->fd, TWHEEL_IOC_BATCH, p);
 		if (got != -EINVAL)
 			FAIL("BATCH flags %u count %u: %d", b.flags, b.count, got);
 		return;
 	}
 	if (wo != GOOD && wo != RDONLY) {
-		got = xioctl(m->fd, TW_IOC_BATCH, p);
+		got = xioctl(m->fd, TWHEEL_IOC_BATCH, p);
 		if (got != (b.count ? -EFAULT : 0))
 			FAIL("BATCH of %u ops at a bad pointer: %d", b.count, got);
 		return;
 	}
 	if (wo != GOOD) {
 		/* Read-only ops: whatever page 1 holds is applied, no result lands. */
-		got = xioctl(m->fd, TW_IOC_BATCH, p);
+		got = xioctl(m->fd, TWHEEL_IOC_BATCH, p);
 		if (got != (b.count ? -EFAULT : 0))
 			FAIL("BATCH of %u read-only ops: %d", b.count, got);
 		resync(m);
 		return;
 	}
-	got = xioctl(m->fd, TW_IOC_BATCH, p);
+	got = xioctl(m->fd, TWHEEL_IOC_BATCH, p);
 	if (got)
 		FAIL("BATCH of %u good ops: %d", b.count, got);
 	/* In order: each entry sees the model as the ones before left it. */
@@ -524,7 +524,7 @@ static void fuzz_batch(struct file_model *m)
 /* A read with an odd size into one of the arenas; events update the model. */
 static void fuzz_read(struct file_model *m)
 {
-	static struct tw_event ev[64];
+	static struct twheel_event ev[64];
 	size_t sizes[] = { 0, 1, sizeof(ev[0]) - 1, sizeof(ev[0]), sizeof(ev[0]) + 7,
 			   3 * sizeof(ev[0]) + 1, sizeof(ev) };
 	size_t size = sizes[below(7)];
@@ -556,7 +556,7 @@ static void fuzz_read(struct file_model *m)
 			continue;
 		}
 		if (ev[i].fired < ev[i].due || now < ev[i].due || ev[i].__reserved ||
-		    !!(ev[i].flags & TW_EVENT_PERIODIC) != m->t[id].periodic)
+		    !!(ev[i].flags & TWHEEL_EVENT_PERIODIC) != m->t[id].periodic)
 			FAIL("event id %u due %llu fired %llu flags %u", id,
 			     (unsigned long long)ev[i].due, (unsigned long long)ev[i].fired,
 			     ev[i].flags);
@@ -567,9 +567,9 @@ static void fuzz_read(struct file_model *m)
 		if (!m->t[id].periodic) {
 			model_set(m, id, false);
 		} else {
-			struct tw_query q = { .id = id };
+			struct twheel_query q = { .id = id };
 
-			if (xioctl(m->fd, TW_IOC_QUERY, &q) == -ENOENT)
+			if (xioctl(m->fd, TWHEEL_IOC_QUERY, &q) == -ENOENT)
 				model_set(m, id, false);
 		}
 	}
@@ -580,17 +580,17 @@ static void fuzz_bad_cmd(struct file_model *m)
 {
 	/* Our magic only: another could name a generic one such as FIONBIO. */
 	uint32_t cmds[] = {
-		_IO(TW_IOC_MAGIC, 0x06 + below(250)),
-		_IOW(TW_IOC_MAGIC, 0x02, uint32_t),
-		_IOR(TW_IOC_MAGIC, 0x02, struct tw_timer_spec),
-		_IOWR(TW_IOC_MAGIC, 0x03, struct tw_stop),
-		_IOC(below(4), TW_IOC_MAGIC, below(256), below(1 << 14)),
+		_IO(TWHEEL_IOC_MAGIC, 0x06 + below(250)),
+		_IOW(TWHEEL_IOC_MAGIC, 0x02, uint32_t),
+		_IOR(TWHEEL_IOC_MAGIC, 0x02, struct twheel_timer_spec),
+		_IOWR(TWHEEL_IOC_MAGIC, 0x03, struct twheel_stop),
+		_IOC(below(4), TWHEEL_IOC_MAGIC, below(256), below(1 << 14)),
 	};
 	uint32_t cmd = cmds[below(5)];
 	int got;
 
-	if (cmd == TW_IOC_SET_CONFIG || cmd == TW_IOC_GET_INFO || cmd == TW_IOC_START ||
-	    cmd == TW_IOC_STOP || cmd == TW_IOC_BATCH || cmd == TW_IOC_QUERY)
+	if (cmd == TWHEEL_IOC_SET_CONFIG || cmd == TWHEEL_IOC_GET_INFO || cmd == TWHEEL_IOC_START ||
+	    cmd == TWHEEL_IOC_STOP || cmd == TWHEEL_IOC_BATCH || cmd == TWHEEL_IOC_QUERY)
 		return;
 	got = xioctl(m->fd, cmd, arena);
 	if (got != -ENOTTY)
@@ -669,7 +669,7 @@ static uint64_t client_value(void)
 	return below(4) ? below(50 * MS) : below(600 * MS);
 }
 
-static void client_check_event(struct client *c, const struct tw_event *ev,
+static void client_check_event(struct client *c, const struct twheel_event *ev,
 			       uint64_t now)
 {
 	struct timer_model *t;
@@ -687,7 +687,7 @@ static void client_check_event(struct client *c, const struct tw_event *ev,
 		FAIL("event id %llu early: due %llu fired %llu read at %llu",
 		     (unsigned long long)ev->id, (unsigned long long)ev->due,
 		     (unsigned long long)ev->fired, (unsigned long long)now);
-	if (!!(ev->flags & TW_EVENT_PERIODIC) != t->periodic || ev->__reserved)
+	if (!!(ev->flags & TWHEEL_EVENT_PERIODIC) != t->periodic || ev->__reserved)
 		FAIL("event id %llu flags %u", (unsigned long long)ev->id, ev->flags);
 	c->events++;
 	if (t->periodic)
@@ -699,7 +699,7 @@ static void client_check_event(struct client *c, const struct tw_event *ev,
 /* Read what is there, in buffers of odd sizes; return how many events. */
 static size_t client_read(struct client *c)
 {
-	static struct tw_event ev[97];
+	static struct twheel_event ev[97];
 	size_t n = 1 + below(97), i;
 	ssize_t got = read(c->m.fd, ev, n * sizeof(ev[0]) + below(sizeof(ev[0])));
 	uint64_t now = clock_now(c->m.clock);
@@ -719,17 +719,17 @@ static size_t client_read(struct client *c)
 static void client_start(struct client *c, unsigned int id, bool replace)
 {
 	uint64_t now = clock_now(c->m.clock), value = client_value(), interval = 0;
-	struct tw_timer_spec s = { .id = id, .value = value };
+	struct twheel_timer_spec s = { .id = id, .value = value };
 	bool abs = below(2);
 	int got;
 
 	if (!below(4))
 		interval = c->m.res * (1 + below(100));
 	s.interval = interval;
-	s.flags = (replace ? TW_TIMER_REPLACE : 0) | (abs ? TW_TIMER_ABSTIME : 0);
+	s.flags = (replace ? TWHEEL_TIMER_REPLACE : 0) | (abs ? TWHEEL_TIMER_ABSTIME : 0);
 	if (abs)
 		s.value = now + value;
-	got = xioctl(c->m.fd, TW_IOC_START, &s);
+	got = xioctl(c->m.fd, TWHEEL_IOC_START, &s);
 	if (got != (c->m.t[id].live && !replace ? -EEXIST : 0)) {
 		FAIL("START id %u replace %d: %d", id, replace, got);
 		return;
@@ -740,9 +740,9 @@ static void client_start(struct client *c, unsigned int id, bool replace)
 	/* A relative due is the kernel's clock at the call plus value: learn it. */
 	start_apply(&c->m, id, interval, tick_up(&c->m, s.value));
 	if (!abs) {
-		struct tw_query q = { .id = id };
+		struct twheel_query q = { .id = id };
 
-		if (xioctl(c->m.fd, TW_IOC_QUERY, &q))
+		if (xioctl(c->m.fd, TWHEEL_IOC_QUERY, &q))
 			FAIL("QUERY after START %u", id);
 		c->m.t[id].due = q.due;
 		if (q.due < now + value ||
@@ -754,17 +754,17 @@ static void client_start(struct client *c, unsigned int id, bool replace)
 
 static void client_stop(struct client *c, unsigned int id)
 {
-	int got = xioctl(c->m.fd, TW_IOC_STOP, &(struct tw_stop){ .id = id });
+	int got = xioctl(c->m.fd, TWHEEL_IOC_STOP, &(struct twheel_stop){ .id = id });
 
 	if (!c->m.t[id].live) {
 		if (got != -ENOENT)
 			FAIL("STOP of dead id %u: %d", id, got);
 		return;
 	}
-	if (got != TW_STOPPED_PENDING && got != TW_STOPPED_EXPIRED)
+	if (got != TWHEEL_STOPPED_PENDING && got != TWHEEL_STOPPED_EXPIRED)
 		FAIL("STOP of live id %u: %d", id, got);
 	/* A timer stopped before its due time cannot have fired. */
-	if (got == TW_STOPPED_EXPIRED && clock_now(c->m.clock) < c->m.t[id].due)
+	if (got == TWHEEL_STOPPED_EXPIRED && clock_now(c->m.clock) < c->m.t[id].due)
 		FAIL("STOP of id %u before its due time says it expired", id);
 	model_set(&c->m, id, false);
 	c->stops++;
@@ -773,8 +773,8 @@ static void client_stop(struct client *c, unsigned int id)
 /* A batch of starts and stops on distinct ids, judged entry by entry. */
 static void client_batch(struct client *c)
 {
-	static struct tw_op ops[64];
-	struct tw_batch b = { .ops = (uintptr_t)ops, .count = 1 + below(64) };
+	static struct twheel_op ops[64];
+	struct twheel_batch b = { .ops = (uintptr_t)ops, .count = 1 + below(64) };
 	bool used[NIDS] = { false };
 	unsigned int i;
 	uint64_t now = clock_now(c->m.clock);
@@ -788,25 +788,25 @@ static void client_batch(struct client *c)
 		used[id] = true;
 		memset(&ops[i], 0, sizeof(ops[i]));
 		ops[i].id = id;
-		ops[i].op = c->m.t[id].live && below(2) ? TW_OP_STOP : TW_OP_START;
-		if (ops[i].op == TW_OP_START) {
-			ops[i].flags = TW_TIMER_ABSTIME | TW_TIMER_REPLACE;
+		ops[i].op = c->m.t[id].live && below(2) ? TWHEEL_OP_STOP : TWHEEL_OP_START;
+		if (ops[i].op == TWHEEL_OP_START) {
+			ops[i].flags = TWHEEL_TIMER_ABSTIME | TWHEEL_TIMER_REPLACE;
 			ops[i].value = now + client_value();
 		}
 	}
-	if (xioctl(c->m.fd, TW_IOC_BATCH, &b))
+	if (xioctl(c->m.fd, TWHEEL_IOC_BATCH, &b))
 		FAIL("BATCH");
 	for (i = 0; i < b.count; i++) {
 		unsigned int id = ops[i].id;
 
-		if (ops[i].op == TW_OP_START) {
+		if (ops[i].op == TWHEEL_OP_START) {
 			if (ops[i].result)
 				FAIL("batch START %u: %d", id, ops[i].result);
 			else
 				start_apply(&c->m, id, 0, tick_up(&c->m, ops[i].value));
 			c->starts++;
-		} else if (ops[i].result != TW_STOPPED_PENDING &&
-			   ops[i].result != TW_STOPPED_EXPIRED) {
+		} else if (ops[i].result != TWHEEL_STOPPED_PENDING &&
+			   ops[i].result != TWHEEL_STOPPED_EXPIRED) {
 			FAIL("batch STOP %u: %d", id, ops[i].result);
 		} else {
 			model_set(&c->m, id, false);
@@ -852,14 +852,14 @@ static int fuzz_model(unsigned int seconds)
 	uint64_t end = clock_now(CLOCK_MONOTONIC) + seconds * SEC;
 	struct client *c = calloc(1, sizeof(*c));
 	uint64_t res[] = { 1000, 100000, 1000000 };
-	struct tw_config cfg = { .clockid = CLOCK_MONOTONIC };
+	struct twheel_config cfg = { .clockid = CLOCK_MONOTONIC };
 
 	if (!c)
 		return 2;
 	model_reset(&c->m);
 	cfg.clockid = below(2) ? CLOCK_MONOTONIC : CLOCK_BOOTTIME;
 	cfg.resolution_ns = res[below(3)];
-	if (xioctl(c->m.fd, TW_IOC_SET_CONFIG, &cfg))
+	if (xioctl(c->m.fd, TWHEEL_IOC_SET_CONFIG, &cfg))
 		FAIL("SET_CONFIG");
 	c->m.clock = cfg.clockid;
 	check_info(&c->m);
@@ -943,52 +943,52 @@ static uint64_t wrnd(struct worker *w, uint64_t n)
  */
 static bool stress_start_ok(int err, unsigned int flags)
 {
-	return flags & TW_TIMER_REPLACE ? err == -EBUSY : err == -EEXIST;
+	return flags & TWHEEL_TIMER_REPLACE ? err == -EBUSY : err == -EEXIST;
 }
 
 static void *stress_worker(void *arg)
 {
 	struct worker *w = arg;
-	struct tw_op ops[64];
-	struct tw_batch b = { .ops = (uintptr_t)ops };
+	struct twheel_op ops[64];
+	struct twheel_batch b = { .ops = (uintptr_t)ops };
 	unsigned long long calls = 0;
 	unsigned int i;
 	int got;
 
 	while (!__atomic_load_n(&stress_stop, __ATOMIC_RELAXED)) {
 		uint64_t id = (uint64_t)w->n << 32 | wrnd(w, 4096);
-		struct tw_timer_spec s = {
+		struct twheel_timer_spec s = {
 			.id = id, .value = wrnd(w, 20 * MS),
 			.interval = wrnd(w, 8) ? 0 : MS * (1 + wrnd(w, 10)),
-			.flags = wrnd(w, 2) ? TW_TIMER_REPLACE : 0,
+			.flags = wrnd(w, 2) ? TWHEEL_TIMER_REPLACE : 0,
 		};
 
 		calls++;
 		switch (wrnd(w, 4)) {
 		case 0:
 		case 1:
-			got = xioctl(w->fd, TW_IOC_START, &s);
+			got = xioctl(w->fd, TWHEEL_IOC_START, &s);
 			if (got && !stress_start_ok(got, s.flags))
 				stress_fail("START", got);
 			break;
 		case 2:
-			got = xioctl(w->fd, TW_IOC_STOP, &(struct tw_stop){ .id = id });
-			if (got != -ENOENT && got != TW_STOPPED_PENDING &&
-			    got != TW_STOPPED_EXPIRED)
+			got = xioctl(w->fd, TWHEEL_IOC_STOP, &(struct twheel_stop){ .id = id });
+			if (got != -ENOENT && got != TWHEEL_STOPPED_PENDING &&
+			    got != TWHEEL_STOPPED_EXPIRED)
 				stress_fail("STOP", got);
 			break;
 		default:
 			b.count = 1 + wrnd(w, 64);
 			memset(ops, 0, sizeof(ops));
 			for (i = 0; i < b.count; i++) {
-				ops[i].op = wrnd(w, 2) ? TW_OP_START : TW_OP_STOP;
+				ops[i].op = wrnd(w, 2) ? TWHEEL_OP_START : TWHEEL_OP_STOP;
 				ops[i].id = (uint64_t)w->n << 32 | wrnd(w, 4096);
-				if (ops[i].op == TW_OP_START) {
+				if (ops[i].op == TWHEEL_OP_START) {
 					ops[i].value = wrnd(w, 20 * MS);
-					ops[i].flags = TW_TIMER_REPLACE;
+					ops[i].flags = TWHEEL_TIMER_REPLACE;
 				}
 			}
-			got = xioctl(w->fd, TW_IOC_BATCH, &b);
+			got = xioctl(w->fd, TWHEEL_IOC_BATCH, &b);
 			if (got)
 				stress_fail("BATCH", got);
 			for (i = 0; i < b.count; i++)
@@ -1004,7 +1004,7 @@ static void *stress_worker(void *arg)
 static void *stress_reader(void *arg)
 {
 	struct worker *w = arg;
-	struct tw_event *ev = calloc(257, sizeof(*ev));
+	struct twheel_event *ev = calloc(257, sizeof(*ev));
 	unsigned long long events = 0;
 
 	if (!ev)
@@ -1039,8 +1039,8 @@ static void *stress_reader(void *arg)
 static void *stress_storm(void *arg)
 {
 	struct worker *w = arg;
-	static struct tw_op ops[4096];
-	struct tw_batch b = { .ops = (uintptr_t)ops };
+	static struct twheel_op ops[4096];
+	struct twheel_batch b = { .ops = (uintptr_t)ops };
 	unsigned int i, done, round = 0;
 
 	while (!__atomic_load_n(&stress_stop, __ATOMIC_RELAXED)) {
@@ -1049,12 +1049,12 @@ static void *stress_storm(void *arg)
 		for (done = 0; done < storm_size; done += b.count) {
 			b.count = storm_size - done < 4096 ? storm_size - done : 4096;
 			for (i = 0; i < b.count; i++)
-				ops[i] = (struct tw_op){
-					.op = TW_OP_START, .id = STORM_RANGE << 32 |
+				ops[i] = (struct twheel_op){
+					.op = TWHEEL_OP_START, .id = STORM_RANGE << 32 |
 					(uint64_t)(round % 2) << 31 | (done + i),
-					.value = due, .flags = TW_TIMER_ABSTIME | TW_TIMER_REPLACE,
+					.value = due, .flags = TWHEEL_TIMER_ABSTIME | TWHEEL_TIMER_REPLACE,
 				};
-			if (xioctl(w->fd, TW_IOC_BATCH, &b))
+			if (xioctl(w->fd, TWHEEL_IOC_BATCH, &b))
 				stress_fail("storm BATCH", errno);
 			for (i = 0; i < b.count; i++)
 				if (ops[i].result && !stress_start_ok(ops[i].result, ops[i].flags))
@@ -1069,19 +1069,19 @@ static void *stress_storm(void *arg)
 /* A child fills a file of its own and dies in the middle of a read. */
 static void stress_child(void)
 {
-	static struct tw_op ops[4096];
-	struct tw_batch b = { .ops = (uintptr_t)ops, .count = 4096 };
-	static struct tw_event ev[4096];
+	static struct twheel_op ops[4096];
+	struct twheel_batch b = { .ops = (uintptr_t)ops, .count = 4096 };
+	static struct twheel_event ev[4096];
 	int fd = open(DEV, O_RDWR), i, round;
 
 	if (fd < 0)
 		_exit(3);
 	for (round = 0; round < 4; round++) {
 		for (i = 0; i < 4096; i++)
-			ops[i] = (struct tw_op){ .op = TW_OP_START, .id = round << 16 | i,
+			ops[i] = (struct twheel_op){ .op = TWHEEL_OP_START, .id = round << 16 | i,
 						 .value = (i % 64) * MS / 8,
 						 .interval = i % 3 ? 0 : MS };
-		if (xioctl(fd, TW_IOC_BATCH, &b))
+		if (xioctl(fd, TWHEEL_IOC_BATCH, &b))
 			_exit(4);
 	}
 	for (;;)

@@ -53,7 +53,7 @@ static void print_usage(FILE *f)
 		"  watch COUNT [TIMEOUT_MS]       read COUNT events (or until the timeout)\n"
 		"  sleep MS                       sleep\n"
 		"  fdinfo                         print /proc/self/fdinfo of the device\n"
-		"-r or -c sets TW_IOC_SET_CONFIG right after open; times may have decimals.\n");
+		"-r or -c sets TWHEEL_IOC_SET_CONFIG right after open; times may have decimals.\n");
 }
 
 static const char *clock_name(clockid_t clockid)
@@ -102,12 +102,12 @@ static int parse_ms(const char *s, __u64 *ns)
 
 static int cmd_start(struct twctl *tw)
 {
-	struct tw_timer_spec spec = { 0 };
+	struct twheel_timer_spec spec = { 0 };
 
 	if (parse_u64(tw->argv[0], &spec.id) || parse_ms(tw->argv[1], &spec.value) ||
 	    (tw->argc > 2 && parse_ms(tw->argv[2], &spec.interval)))
 		return -1;
-	if (ioctl(tw->fd, TW_IOC_START, &spec))
+	if (ioctl(tw->fd, TWHEEL_IOC_START, &spec))
 		return -1;
 	if (tw->argc > 2)
 		printf("started %llu due=+%s ms period=%s ms\n", spec.id, tw->argv[1], tw->argv[2]);
@@ -118,29 +118,29 @@ static int cmd_start(struct twctl *tw)
 
 static int cmd_stop(struct twctl *tw)
 {
-	struct tw_stop stop = { 0 };
+	struct twheel_stop stop = { 0 };
 	int result;
 
 	if (parse_u64(tw->argv[0], &stop.id))
 		return -1;
-	result = ioctl(tw->fd, TW_IOC_STOP, &stop);
+	result = ioctl(tw->fd, TWHEEL_IOC_STOP, &stop);
 	if (result < 0)
 		return -1;
 	printf("stopped %llu: %s\n", stop.id,
-	       result == TW_STOPPED_PENDING ? "pending" :
-	       result == TW_STOPPED_EXPIRED ? "expired (event withdrawn)" : "unknown result");
+	       result == TWHEEL_STOPPED_PENDING ? "pending" :
+	       result == TWHEEL_STOPPED_EXPIRED ? "expired (event withdrawn)" : "unknown result");
 	return 0;
 }
 
 static int cmd_query(struct twctl *tw)
 {
-	struct tw_query q = { 0 };
+	struct twheel_query q = { 0 };
 	const char *state;
 
-	if (parse_u64(tw->argv[0], &q.id) || ioctl(tw->fd, TW_IOC_QUERY, &q))
+	if (parse_u64(tw->argv[0], &q.id) || ioctl(tw->fd, TWHEEL_IOC_QUERY, &q))
 		return -1;
-	state = q.state == TW_STATE_PENDING ? "pending" :
-		q.state == TW_STATE_EXPIRED ? "expired" : "unknown";
+	state = q.state == TWHEEL_STATE_PENDING ? "pending" :
+		q.state == TWHEEL_STATE_EXPIRED ? "expired" : "unknown";
 	printf("query %llu: state=%s due=%+.3fms remaining=%.3fms interval=%.3fms\n",
 	       q.id, state, rel_ms(q.due, now_ns(tw)), rel_ms(q.remaining, 0),
 	       rel_ms(q.interval, 0));
@@ -149,9 +149,9 @@ static int cmd_query(struct twctl *tw)
 
 static int cmd_info(struct twctl *tw)
 {
-	struct tw_info info;
+	struct twheel_info info;
 
-	if (ioctl(tw->fd, TW_IOC_GET_INFO, &info))
+	if (ioctl(tw->fd, TWHEEL_IOC_GET_INFO, &info))
 		return -1;
 	printf("info: clock=%s resolution_ns=%llu range_ns=%llu max_timers=%llu\n",
 	       clock_name(info.clockid), info.resolution_ns, info.range_ns, info.max_timers);
@@ -172,13 +172,13 @@ struct watch_stats {
 	__s64		sum_ns;
 };
 
-static void watch_event(struct watch_stats *st, const struct tw_event *ev, __u64 start)
+static void watch_event(struct watch_stats *st, const struct twheel_event *ev, __u64 start)
 {
 	__s64 late = (__s64)(ev->fired - ev->due);
 
 	printf("event id=%llu due=%+.3fms fired=%+.3fms late=%.1fus overrun=%llu periodic=%d\n",
 	       ev->id, rel_ms(ev->due, start), rel_ms(ev->fired, start), late / 1000.0,
-	       ev->overrun, !!(ev->flags & TW_EVENT_PERIODIC));
+	       ev->overrun, !!(ev->flags & TWHEEL_EVENT_PERIODIC));
 	if (!st->count || late < st->min_ns)
 		st->min_ns = late;
 	if (!st->count || late > st->max_ns)
@@ -212,7 +212,7 @@ static int watch_wait(struct twctl *tw, int epfd, __u64 deadline)
 /* Read up to @max events; return how many, or -1. */
 static int watch_read(struct twctl *tw, struct watch_stats *st, __u64 max, __u64 start)
 {
-	struct tw_event ev[EVENT_BUF];
+	struct twheel_event ev[EVENT_BUF];
 	ssize_t n;
 	int i;
 
@@ -372,7 +372,7 @@ static int run_commands(struct twctl *tw, char **argv, int argc)
 int main(int argc, char **argv)
 {
 	struct twctl tw = { .fd = -1, .clockid = CLOCK_MONOTONIC };
-	struct tw_config cfg = { .clockid = CLOCK_MONOTONIC };
+	struct twheel_config cfg = { .clockid = CLOCK_MONOTONIC };
 	const char *dev = "/dev/timingwheel";
 	bool set_config = false;
 	int opt;
@@ -401,7 +401,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "twctl: open %s: %s\n", dev, strerror(errno));
 		return 1;
 	}
-	if (set_config && ioctl(tw.fd, TW_IOC_SET_CONFIG, &cfg)) {
+	if (set_config && ioctl(tw.fd, TWHEEL_IOC_SET_CONFIG, &cfg)) {
 		fprintf(stderr, "twctl: set config clock=%s resolution_ns=%llu: %s\n",
 			clock_name(cfg.clockid), cfg.resolution_ns, strerror(errno));
 		return 1;
