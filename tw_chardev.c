@@ -242,9 +242,12 @@ static int tw_release(struct inode *inode, struct file *file)
 
 static void tw_show_fdinfo(struct seq_file *m, struct file *file)
 {
+	struct tw_client *c = file->private_data;
 	struct twheel_info info;
 
-	tw_client_info(file->private_data, &info);
+	tw_client_info(c, &info);
+	/* The client= of its trace events (tw_trace.h). */
+	seq_printf(m, "client:\t%llu\n", c->serial);
 	seq_printf(m, "clockid:\t%u\nresolution_ns:\t%llu\nrange_ns:\t%llu\n",
 		   info.clockid, info.resolution_ns, info.range_ns);
 	seq_printf(m, "max_timers:\t%llu\npending:\t%llu\nqueued:\t%llu\n",

@@ -66,6 +66,7 @@
  * open files, so what one user can pin is bounded (uapi.rst, "Limits").
  */
 
+#include <linux/atomic.h>
 #include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/hashtable.h>
@@ -89,6 +90,9 @@
 #include "tw_compat.h"
 #include "tw_core.h"
 #include "tw_ids.h"
+
+#define CREATE_TRACE_POINTS
+#include "tw_trace.h"
 
 #define TW_MIN_RESOLUTION_NS	1000ULL
 #define TW_MAX_RESOLUTION_NS	NSEC_PER_SEC
@@ -193,6 +197,9 @@ struct tw_spares {
 };
 
 static struct kmem_cache *tw_timer_cache;
+
+/* The last client number given (tw_client.serial). */
+static atomic64_t tw_serial = ATOMIC64_INIT(0);
 
 /* Every user with an open file, by uid. */
 static DEFINE_HASHTABLE(tw_users, 6);
@@ -367,6 +374,7 @@ static void tw_fire(struct tw_timer *node, void *data)
 	lockdep_assert_held(&c->lock);
 	t->fired = c->fire_ns;
 	t->state = TW_QUEUED;
+	trace_timingwheel_fire(c, t->idn.id, node->expires, t->fired);
 	/* The wheel is done with the node: its link is ours. */
 	list_add_tail(&t->node.link, &c->events);
 	c->nr_queued++;
@@ -399,7 +407,9 @@ static void tw_program(struct tw_client *c, u64 now)
 	} else {
 		next = tw_next_event(&c->wheel, U64_MAX);
 		if (next == TW_NO_EVENT) {
-			hrtimer_try_to_cancel(&c->hrtimer);
+			/* Traced if it was queued, or is running its last time. */
+			if (hrtimer_try_to_cancel(&c->hrtimer))
+				trace_timingwheel_hrtimer(c, 0);
 			return;
 		}
 		next = tw_tick_ns(c, next);
@@ -409,6 +419,7 @@ static void tw_program(struct tw_client *c, u64 now)
 	    (u64)hrtimer_get_expires_ns(&c->hrtimer) <= next)
 		return;
 	hrtimer_start(&c->hrtimer, ns_to_ktime(next), HRTIMER_MODE_ABS_SOFT);
+	trace_timingwheel_hrtimer(c, next);
 }
 
 static void tw_wake_readers(struct tw_client *c)
@@ -565,21 +576,25 @@ static int tw_start_args(struct tw_client *c, const struct twheel_op *op,
 	return 0;
 }
 
-/* START one timer; a timer that is created takes the top spare. */
-static int tw_do_start(struct tw_client *c, const struct twheel_op *op, u64 now,
-		       struct tw_spares *spares)
+/*
+ * START one timer, in @w; a timer that is created takes the top spare.
+ * *@tp is the timer started, or refused after it was found or taken.
+ */
+static int tw_start_timer(struct tw_client *c, const struct twheel_op *op,
+			  u64 now, struct tw_spares *spares, struct tw_when *w,
+			  struct tw_ktimer **tp)
 {
 	struct tw_ktimer *t;
-	struct tw_when w;
 	int ret;
 
-	ret = tw_start_args(c, op, now, &w);
+	ret = tw_start_args(c, op, now, w);
 	if (ret)
 		return ret;
 	if (op->flags & TWHEEL_TIMER_REPLACE) {
 		t = tw_lookup(c, op->id);
+		*tp = t;
 		if (t)
-			return tw_rearm(c, t, &w);
+			return tw_rearm(c, t, w);
 	}
 	if (c->nr_timers >= READ_ONCE(max_timers))
 		return tw_lookup(c, op->id) ? -EEXIST : -ENOSPC;
@@ -590,11 +605,12 @@ static int tw_do_start(struct tw_client *c, const struct twheel_op *op, u64 now,
 		return -ENOMEM;
 
 	t = spares->t[spares->nr - 1];
+	*tp = t;
 	tw_timer_init(&t->node);
 	t->idn.id = op->id;
-	t->interval = w.interval;
+	t->interval = w->interval;
 	t->stopped = false;
-	ret = tw_arm(c, t, w.lo, w.hi);
+	ret = tw_arm(c, t, w->lo, w->hi);
 	if (ret)
 		return ret;
 	/* One pass over the bucket both finds a duplicate and inserts. */
@@ -606,6 +622,20 @@ static int tw_do_start(struct tw_client *c, const struct twheel_op *op, u64 now,
 	c->nr_timers++;
 	c->started = true;
 	return 0;
+}
+
+/* START one timer, and trace it; 0 or -errno. */
+static int tw_do_start(struct tw_client *c, const struct twheel_op *op, u64 now,
+		       struct tw_spares *spares)
+{
+	struct tw_ktimer *t = NULL;
+	struct tw_when w = { };
+	int ret;
+
+	ret = tw_start_timer(c, op, now, spares, &w, &t);
+	trace_timingwheel_start(c, op, w.lo, ret ? 0 : t->node.expires,
+				w.interval, ret);
+	return ret;
 }
 
 /* STOP one timer; return TWHEEL_STOPPED_* or -ENOENT. */
@@ -663,6 +693,7 @@ static void tw_apply(struct tw_client *c, struct twheel_op *ops, unsigned int n,
 			break;
 		case TWHEEL_OP_STOP:
 			op->result = tw_do_stop(c, op);
+			trace_timingwheel_stop(c, op->id, op->result);
 			break;
 		default:
 			op->result = -EINVAL;
@@ -975,17 +1006,20 @@ static bool tw_arm_next(struct tw_client *c, struct tw_ktimer *t, u64 overrun)
 }
 
 /*
- * After a successful copy: free one-shot timers, re-arm periodic ones.
- * Return whether any was re-armed, which may need the hrtimer earlier.
+ * After a successful copy of the events from the @done-th of the read on:
+ * free one-shot timers, re-arm periodic ones.  Return whether any was
+ * re-armed, which may need the hrtimer earlier.
  */
 static bool tw_finish_events(struct tw_client *c, struct list_head *taken,
-			     const struct twheel_event *ev)
+			     const struct twheel_event *ev, size_t done)
 {
 	struct tw_ktimer *t, *tmp;
 	unsigned int i = 0;
 	bool rearmed = false;
 
 	list_for_each_entry_safe(t, tmp, taken, node.link) {
+		trace_timingwheel_read(c, t->idn.id, t->node.expires, t->fired,
+				       ev[i].overrun, t->interval, done + i);
 		list_del(&t->node.link);
 		if (t->stopped)
 			tw_free(c, t);
@@ -1037,7 +1071,7 @@ static ssize_t tw_read_chunk(struct tw_client *c, size_t done, unsigned int max,
 	if (err) {
 		tw_return_events(c, &taken);
 	} else {
-		if (tw_finish_events(c, &taken, ev))
+		if (tw_finish_events(c, &taken, ev, done))
 			tw_program(c, tw_clock_ns(c));
 	}
 	spin_unlock_bh(&c->lock);
@@ -1123,6 +1157,7 @@ struct tw_client *tw_client_create(void)
 	INIT_LIST_HEAD(&c->events);
 	c->clockid = CLOCK_MONOTONIC;
 	c->resolution = clamp(res, TW_MIN_RESOLUTION_NS, TW_MAX_RESOLUTION_NS);
+	c->serial = atomic64_inc_return(&tw_serial);
 	tw_set_clock(c);
 	return c;
 }
@@ -1147,7 +1182,8 @@ void tw_client_destroy(struct tw_client *c)
 	 * for, nothing touches the timers.  Every timer is in the index
 	 * whatever its state.
 	 */
-	hrtimer_cancel(&c->hrtimer);
+	if (hrtimer_cancel(&c->hrtimer))
+		trace_timingwheel_hrtimer(c, 0);
 	tw_ids_drain(&c->ids, tw_free_timer, NULL);
 	tw_user_uncharge(c->user, c->nr_timers);
 	tw_user_put(c->user);

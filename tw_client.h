@@ -58,6 +58,9 @@ struct tw_user;
  * @read_mutex: serialises reads' copies out, so that events leave in
  *              order; never held while waiting for events
  * @user:       the creator's limits; constant
+ * @serial:     the client's number, unique since the module was loaded:
+ *              its trace events' client= and its fdinfo's "client:";
+ *              constant
  */
 struct tw_client {
 	spinlock_t		lock;		/* see the kernel-doc above */
@@ -75,6 +78,7 @@ struct tw_client {
 	wait_queue_head_t	wq;
 	struct mutex		read_mutex;	/* see the kernel-doc above */
 	struct tw_user		*user;
+	u64			serial;
 };
 
 /**
