@@ -13,10 +13,12 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1282,6 +1284,247 @@ static void t_memcg_enomem(void)
 }
 
 /*
+ * Tracing: the module's trace events (tw_trace.h), read back from tracefs.
+ * A kernel without tracefs skips; one with it must have the events, so a
+ * Debian kernel cannot skip (scripts/e2e-verdict.sh also insists).
+ */
+#define TRACEFS		"/sys/kernel/tracing"
+#define TRACE_MAX	(4 << 20)
+
+/* Write @val to tracefs file @name, truncating (which clears "trace"). */
+static int tr_put(const char *name, const char *val)
+{
+	char path[128];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), TRACEFS "/%s", name);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * Mount tracefs if needed and find the module's events: 1 if they are
+ * there, 0 if the kernel has no tracefs (the test skips), -1 if it has
+ * but the events are missing (the test fails).
+ */
+static int tr_ready(void)
+{
+	static const char *const ev[] = { "start", "stop", "fire", "read", "hrtimer" };
+	char path[128];
+	struct stat st;
+	unsigned int i;
+
+	/* The mount point exists exactly when the kernel has tracefs. */
+	if (stat(TRACEFS, &st)) {
+		skip("the kernel has no tracefs (CONFIG_TRACING is off)");
+		return 0;
+	}
+	if (stat(TRACEFS "/trace", &st) &&
+	    mount("tracefs", TRACEFS, "tracefs", 0, NULL)) {
+		CHECK(0, "mount tracefs: %s", strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+		snprintf(path, sizeof(path),
+			 TRACEFS "/events/timingwheel/timingwheel_%s/format", ev[i]);
+		CHECK(!stat(path, &st), "the kernel traces, but %s is missing", path);
+		if (stat(path, &st))
+			return -1;
+	}
+	return 1;
+}
+
+/* The whole trace buffer, NUL-terminated; free() it. */
+static char *tr_read(void)
+{
+	char *buf = malloc(TRACE_MAX + 1);
+	int fd = open(TRACEFS "/trace", O_RDONLY | O_CLOEXEC);
+	size_t n = 0;
+	ssize_t r;
+
+	CHECK(buf && fd >= 0, "cannot read " TRACEFS "/trace");
+	if (!buf || fd < 0)
+		exit(KSFT_FAIL);
+	while (n < TRACE_MAX && (r = read(fd, buf + n, TRACE_MAX - n)) > 0)
+		n += r;
+	close(fd);
+	buf[n] = 0;
+	return buf;
+}
+
+/*
+ * The first line of @event for timer @id of client @client after @from,
+ * from its first field past the id into @line; where it is, or NULL.
+ */
+static const char *tr_find(const char *from, const char *event,
+			   unsigned long long client, uint64_t id,
+			   char *line, size_t size)
+{
+	char key[128];
+	const char *p, *end;
+	size_t n;
+
+	snprintf(key, sizeof(key), "timingwheel_%s: client=%llu id=%llu ",
+		 event, client, (unsigned long long)id);
+	p = strstr(from, key);
+	if (!p) {
+		line[0] = 0;
+		return NULL;
+	}
+	end = strchrnul(p, '\n');
+	n = end - p < (ptrdiff_t)size ? (size_t)(end - p) : size - 1;
+	memcpy(line, p, n);
+	line[n] = 0;
+	return p;
+}
+
+/* Field @name of a trace line as a number; LLONG_MIN if it has none. */
+static long long tr_field(const char *line, const char *name)
+{
+	char key[32];
+	const char *p;
+
+	snprintf(key, sizeof(key), " %s=", name);
+	p = strstr(line, key);
+	return p ? strtoll(p + strlen(key), NULL, 0) : LLONG_MIN;
+}
+
+/* The client= of the file @fd, from its fdinfo; 0 if it shows none. */
+static unsigned long long fd_client(int fd)
+{
+	unsigned long long n = 0;
+	char path[64], buf[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(buf, sizeof(buf), f))
+		if (sscanf(buf, "client: %llu", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+enum { TR_A = 7100001, TR_B = 7100002, TR_C = 7100003, TR_D = 7100004 };
+
+/* A fired and read event's trace: start, then fire, then read, agreeing. */
+static void tr_check_fired(const char *buf, unsigned long long client,
+			   const struct twheel_event *ev, uint64_t due)
+{
+	const char *s, *f, *r;
+	char line[256];
+
+	s = tr_find(buf, "start", client, ev->id, line, sizeof(line));
+	CHECK(s, "no start of %llu", (unsigned long long)ev->id);
+	CHECK(tr_field(line, "due") == (long long)due &&
+	      tr_field(line, "tick") == (long long)due &&
+	      tr_field(line, "result") == 0 && strstr(line, " flags=ABSTIME "),
+	      "due %llu: %s", (unsigned long long)due, line);
+	f = tr_find(buf, "fire", client, ev->id, line, sizeof(line));
+	CHECK(f && f > s, "no fire of %llu after its start", (unsigned long long)ev->id);
+	CHECK(tr_field(line, "due") == (long long)due &&
+	      tr_field(line, "fired") == (long long)ev->fired &&
+	      tr_field(line, "lateness") == (long long)(ev->fired - due),
+	      "due %llu fired %llu: %s", (unsigned long long)due,
+	      (unsigned long long)ev->fired, line);
+	r = tr_find(buf, "read", client, ev->id, line, sizeof(line));
+	CHECK(r && r > f, "no read of %llu after its fire", (unsigned long long)ev->id);
+	CHECK(tr_field(line, "due") == (long long)due &&
+	      tr_field(line, "fired") == (long long)ev->fired &&
+	      tr_field(line, "overrun") == 0 && tr_field(line, "periodic") == 0 &&
+	      tr_field(line, "index") >= 0 && tr_field(line, "index") < 2,
+	      "due %llu fired %llu: %s", (unsigned long long)due,
+	      (unsigned long long)ev->fired, line);
+}
+
+/* Stops, a start within slack, and the hrtimer's programming. */
+static void tr_check_rest(const char *buf, unsigned long long client,
+			  uint64_t t0)
+{
+	unsigned int programmed = 0, cancelled = 0;
+	char line[256], key[64];
+	const char *p;
+	long long v;
+
+	tr_find(buf, "start", client, TR_C, line, sizeof(line));
+	v = tr_field(line, "due");
+	CHECK(v >= (long long)(t0 + 5000 * MS) && tr_field(line, "slack") == 1000 * MS &&
+	      tr_field(line, "tick") >= v && tr_field(line, "tick") <= v + 1000 * (long long)MS &&
+	      tr_field(line, "result") == 0, "%s", line);
+	tr_find(buf, "stop", client, TR_C, line, sizeof(line));
+	CHECK(tr_field(line, "result") == TWHEEL_STOPPED_PENDING, "C: '%s'", line);
+	tr_find(buf, "stop", client, TR_D, line, sizeof(line));
+	CHECK(tr_field(line, "result") == -ENOENT, "D: '%s'", line);
+
+	snprintf(key, sizeof(key), "timingwheel_hrtimer: client=%llu expires=", client);
+	for (p = strstr(buf, key); p; p = strstr(p + 1, key)) {
+		v = strtoll(p + strlen(key), NULL, 0);
+		if (v) {
+			programmed++;
+			/* Never before the first start, nor after C's latest tick. */
+			CHECK(v >= (long long)t0 && v <= (long long)(t0 + 6000 * MS),
+			      "hrtimer for %lld", v);
+		} else {
+			cancelled++;
+		}
+	}
+	CHECK(programmed >= 2, "the hrtimer was programmed %u times", programmed);
+	CHECK(cancelled >= 1, "the hrtimer was never cancelled");
+}
+
+static void t_trace_events(void)
+{
+	struct twheel_timer_spec c = { .id = TR_C, .value = 5000 * MS, .slack = 1000 * MS };
+	unsigned long long client;
+	struct twheel_event ev[2];
+	uint64_t t0, due_a, due_b;
+	int fd, ready;
+	char *buf;
+
+	ready = tr_ready();
+	if (ready <= 0)
+		return;
+	tr_put("tracing_on", "0");
+	tr_put("trace", "");
+	CHECK(tr_put("events/timingwheel/enable", "1") == 0, "cannot enable the events");
+	tr_put("tracing_on", "1");
+
+	fd = tw_open(0);
+	client = fd_client(fd);
+	CHECK(client, "fdinfo shows no client number");
+	t0 = now_ns();
+	due_a = tick_up(t0 + 30 * MS, RES_NS);
+	due_b = tick_up(t0 + 60 * MS, RES_NS);
+	CHECK(start(fd, TR_A, due_a, 0, TWHEEL_TIMER_ABSTIME) == 0, "");
+	CHECK(start(fd, TR_B, due_b, 0, TWHEEL_TIMER_ABSTIME) == 0, "");
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_START, &c) == 0, "");
+	CHECK(read_events(fd, ev, 2, 5000) == 2 && ev[0].id == TR_A && ev[1].id == TR_B,
+	      "A and B, in order");
+	CHECK(stop(fd, TR_C) == TWHEEL_STOPPED_PENDING, "");
+	CHECK(stop(fd, TR_D) == -ENOENT, "");
+	tr_put("tracing_on", "0");
+
+	buf = tr_read();
+	tr_check_fired(buf, client, &ev[0], due_a);
+	tr_check_fired(buf, client, &ev[1], due_b);
+	tr_check_rest(buf, client, t0);
+	if (tw_test->exit_code)
+		printf("# the trace:\n%s", buf);
+	free(buf);
+	close(fd);
+	tr_put("events/timingwheel/enable", "0");
+	tr_put("trace", "");
+	tr_put("tracing_on", "1");
+}
+
+/*
  * Every test is a TEST_F of an empty fixture, for its timeout: generous,
  * since a TCG guest is slow, and only a hang waits that long.
  */
@@ -1356,5 +1599,6 @@ TEST_F_TIMEOUT(tw, info_bounded_under_lock, 180) { tw_run(_metadata, t_info_boun
 TEST_F_TIMEOUT(tw, user_limits_enospc_emfile, 180) { tw_run(_metadata, t_user_limits); }
 TEST_F_TIMEOUT(tw, stalled_reader_nonblock_and_stop, 180) { tw_run(_metadata, t_stalled_reader); }
 TEST_F_TIMEOUT(tw, memcg_limit_enomem_no_oom, 180) { tw_run(_metadata, t_memcg_enomem); }
+TEST_F_TIMEOUT(tw, trace_events, 180) { tw_run(_metadata, t_trace_events); }
 
 TEST_HARNESS_MAIN
