@@ -37,6 +37,14 @@ if [ "$mode" = e2e ]; then
 			tw_log "e2e: tests skipped on $label, where every feature must be there"
 		fi
 	fi
+	# The trace events must have been checked where every feature is
+	# there: tracing is on in Debian's kernels, so a run without the test,
+	# or one where it skipped, fails.
+	if [ "${TW_E2E_SKIPS:-}" != allowed ] &&
+		! grep -qE '^ok [0-9]+ tw\.trace_events$' "$log"; then
+		tw_log "e2e: the trace events were not checked on $label"
+		status=1
+	fi
 	if [ -z "$plan" ] || [ "$plan" -eq 0 ] || [ "$oks" -ne "$plan" ]; then
 		tw_log "e2e: ${oks} of ${plan:-no} planned tests passed ($label)"
 		grep -E '^not ok|^# [^ ]+:[0-9]+:' "$log" >&2 || true
