@@ -1314,7 +1314,9 @@ static int tr_put(const char *name, const char *val)
  */
 static int tr_ready(void)
 {
-	static const char *const ev[] = { "start", "stop", "fire", "read", "hrtimer" };
+	static const char *const ev[] = {
+		"start", "stop", "fire", "read", "hrtimer", NULL
+	};
 	char path[128];
 	struct stat st;
 	unsigned int i;
@@ -1329,7 +1331,7 @@ static int tr_ready(void)
 		CHECK(0, "mount tracefs: %s", strerror(errno));
 		return -1;
 	}
-	for (i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+	for (i = 0; ev[i]; i++) {
 		snprintf(path, sizeof(path),
 			 TRACEFS "/events/timingwheel/timingwheel_%s/format", ev[i]);
 		CHECK(!stat(path, &st), "the kernel traces, but %s is missing", path);
