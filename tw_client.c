@@ -459,8 +459,9 @@ static enum hrtimer_restart tw_hrtimer_fn(struct hrtimer *hrtimer)
 }
 
 /*
- * Arm @t at a tick in [@lo, @hi], the one tw_start_range() finds cheapest;
- * @t is new, or its node was initialised again.
+ * Arm @t at a tick in [@lo, @hi], the one tw_start_range() finds cheapest
+ * (@hi is the roundest tick of a slack's range: timers whose ranges
+ * overlap share it); @t is new, or its node was initialised again.
  */
 static int tw_arm(struct tw_client *c, struct tw_ktimer *t, u64 lo, u64 hi)
 {
@@ -498,10 +499,14 @@ static int tw_arm_queued(struct tw_client *c, struct tw_ktimer *t, u64 lo,
 	return 0;
 }
 
-/* Where a START puts its timer: in ticks [@lo, @hi], then every @interval. */
+/*
+ * Where a START puts its timer: at a tick in [@lo, @hi], then every
+ * @interval.  @at is the roundest tick of the range (tw_roundest()).
+ */
 struct tw_when {
 	u64	lo;
 	u64	hi;
+	u64	at;
 	u64	interval;
 };
 
@@ -517,13 +522,15 @@ static int tw_rearm(struct tw_client *c, struct tw_ktimer *t,
 		return -EBUSY;
 	if (t->state == TW_QUEUED)
 		/* The unread event of the old expiry is withdrawn. */
-		ret = tw_arm_queued(c, t, w->lo, w->hi);
+		ret = tw_arm_queued(c, t, w->lo, w->at);
 	else if (w->lo == w->hi)
 		/* Moves it, usually without leaving its slot. */
 		ret = tw_modify(&c->wheel, &t->node, w->lo);
+	else if (t->node.expires < w->lo || t->node.expires > w->hi)
+		ret = tw_modify_range(&c->wheel, &t->node, w->lo, w->at);
 	else
-		/* Leaves it alone if it is already due in the range. */
-		ret = tw_modify_range(&c->wheel, &t->node, w->lo, w->hi);
+		/* Already due in the range: an idle timeout costs nothing. */
+		ret = 0;
 	if (ret)
 		return ret;
 	t->interval = w->interval;
@@ -537,6 +544,19 @@ static int tw_start_due(struct tw_client *c, const struct twheel_op *op,
 	if (op->flags & TWHEEL_TIMER_ABSTIME)
 		return tw_to_host(op->value, tw_timens_offset(c->clockid), due);
 	return check_add_overflow(now, op->value, due) ? -ERANGE : 0;
+}
+
+/*
+ * The roundest tick in [@lo, @hi], the one with the most trailing zero
+ * bits: @hi with every bit below the highest that differs from @lo
+ * cleared.  Timers whose ranges overlap pick the same tick and fire on one
+ * hrtimer wakeup, as hrtimer slack and FreeBSD's precision let them.
+ */
+static u64 tw_roundest(u64 lo, u64 hi)
+{
+	if (lo == hi)
+		return lo;
+	return hi & ~(BIT_ULL(fls64(lo ^ hi) - 1) - 1);
 }
 
 /*
@@ -567,12 +587,14 @@ static int tw_start_args(struct tw_client *c, const struct twheel_op *op,
 		ret = tw_due_tick(c, due, &w->lo);
 	if (ret || !op->slack) {
 		w->hi = w->lo;
+		w->at = w->lo;
 		return ret;
 	}
 	/* The slack only widens the choice: past a ktime, it ends there. */
 	if (check_add_overflow(due, op->slack, &last) || last > KTIME_MAX)
 		last = KTIME_MAX;
 	w->hi = max(w->lo, div64_u64(last, c->resolution));
+	w->at = tw_roundest(w->lo, w->hi);
 	return 0;
 }
 
@@ -610,7 +632,7 @@ static int tw_start_timer(struct tw_client *c, const struct twheel_op *op,
 	t->idn.id = op->id;
 	t->interval = w->interval;
 	t->stopped = false;
-	ret = tw_arm(c, t, w->lo, w->hi);
+	ret = tw_arm(c, t, w->lo, w->at);
 	if (ret)
 		return ret;
 	/* One pass over the bucket both finds a duplicate and inserts. */

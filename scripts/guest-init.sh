@@ -9,6 +9,7 @@
 #   tw.dir=DIR               where timingwheel.ko and bin/ are (default /)
 #   tw.fuzz=SECONDS          e2e: run each fuzzer this long (default 0: not)
 #   tw.seed=N                the fuzzers' seed (default 0: they pick one)
+#   tw.only=T1,T2,...        e2e: run only these tests of tw_e2e
 #   tw.kbench=P=V,...        kbench: timingwheel_kbench.ko's parameters
 #
 # Markers (TW-...) on the console tell the host what happened.
@@ -25,6 +26,8 @@ dir=$(arg dir)
 dir=${dir:-/}
 fuzz=$(arg fuzz)
 seed=$(arg seed)
+only=
+for t in $(arg only | tr , ' '); do only="$only -t $t"; done
 echo "TW-GUEST $(uname -r) mode=$mode cpus=$(grep -c ^processor /proc/cpuinfo)"
 
 if insmod "$dir/timingwheel.ko"; then
@@ -49,14 +52,14 @@ run_fuzz() {
 
 case $mode in
 e2e)
-	timeout 600 "$dir/bin/tw_e2e" >/tmp/e2e.log 2>&1
+	timeout 600 "$dir/bin/tw_e2e" $only >/tmp/e2e.log 2>&1
 	rc=$?
 	cat /tmp/e2e.log
 	echo "TW-RESULT rc=$rc"
 	# The same suite from a 32-bit process, through compat_ioctl, where
 	# the kernel runs 32-bit programs (UML does not).
 	if [ -x "$dir/bin/tw_e2e32" ]; then
-		timeout 600 "$dir/bin/tw_e2e32" >/tmp/compat32.log 2>&1
+		timeout 600 "$dir/bin/tw_e2e32" $only >/tmp/compat32.log 2>&1
 		rc=$?
 		sed 's/^/compat32: /' /tmp/compat32.log
 		echo "TW-COMPAT32 rc=$rc"

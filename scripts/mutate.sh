@@ -8,6 +8,12 @@
 # each names the bug.  A patch that no longer applies exactly (no fuzz) is
 # itself a failure, so a mutation cannot go stale silently.
 #
+# A device bug that only a Debian kernel can show (UML has no time
+# namespaces) says so in a line of its header, "Suite: qemu KERNEL T1,T2":
+# it is judged by those tests of the e2e suite in a QEMU guest of KERNEL,
+# one of them a test the bug cannot fail, so that the verdict can tell a
+# caught bug from a run that never happened.
+#
 #   scripts/mutate.sh core|device
 #
 # TW_MUTATION=<part of a name> runs only the matching mutations.
@@ -24,7 +30,17 @@ core)
 device)
 	# The UML debug kernel: twice as fast as a TCG guest, and KASAN
 	# turns a mutant's memory error into a report.
-	suite() { TW_RUN_TAG=mutant TW_UML_TIMEOUT=300 "$1/scripts/uml-e2e.sh" debug; }
+	suite() {
+		local qemu
+		qemu=$(sed -n '2,/^---/s/^Suite: qemu //p' "$2")
+		if [ -z "$qemu" ]; then
+			TW_RUN_TAG=mutant TW_UML_TIMEOUT=300 "$1/scripts/uml-e2e.sh" debug
+			return
+		fi
+		# shellcheck disable=SC2086 # KERNEL and TESTS, split on purpose
+		set -- "$1" $qemu
+		TW_RUN_TAG=mutant TW_E2E_ONLY=$3 "$1/scripts/qemu-run.sh" "$2" e2e
+	}
 	# Caught means the suite ran (some tests passed) and not all passed.
 	verdict='e2e: [1-9][0-9]* of [1-9][0-9]* planned tests passed'
 	;;
@@ -47,7 +63,7 @@ for m in "$TW_ROOT/scripts/mutations/$kind"/*.patch; do
 		failures=$((failures + 1))
 		continue
 	fi
-	if suite "$tree" >"$tree.log" 2>&1; then
+	if suite "$tree" "$m" >"$tree.log" 2>&1; then
 		tw_log "mutation '$name' SURVIVED: the suite did not notice"
 		failures=$((failures + 1))
 	elif grep -qE 'insmod failed|TW-GUEST .* mode= ' "$tree.log" ||

@@ -7,7 +7,8 @@
 #   scripts/qemu-run.sh 6.1|6.12|6.12-rt e2e|demo|bench
 #
 # With TW_FUZZ_SECONDS, the e2e mode also runs the fuzzers that long, as a
-# 64- and a 32-bit process (TW_FUZZ_SEED replays a seed).
+# 64- and a 32-bit process (TW_FUZZ_SEED replays a seed).  TW_E2E_ONLY=T1,T2
+# runs only those tests of tw_e2e.
 #
 # Fails if the module does not build cleanly (W=1) or load, if the mode's
 # program fails, if the module cannot be unloaded afterwards, or if the
@@ -46,7 +47,7 @@ for attempt in 1 2 3; do
 	timeout "${TW_QEMU_TIMEOUT:-900}" qemu-system-x86_64 -nographic -no-reboot \
 		-accel tcg -cpu max -smp 2 -m "${TW_QEMU_MEM:-2048}" \
 		-kernel "$vmlinuz" -initrd "$work/initramfs.gz" \
-		-append "console=ttyS0 panic=-1 rdinit=/init tw.mode=$mode tw.fuzz=${TW_FUZZ_SECONDS:-0} tw.seed=${TW_FUZZ_SEED:-0}" \
+		-append "console=ttyS0 panic=-1 rdinit=/init tw.mode=$mode tw.fuzz=${TW_FUZZ_SECONDS:-0} tw.seed=${TW_FUZZ_SEED:-0}${TW_E2E_ONLY:+ tw.only=$TW_E2E_ONLY}" \
 		</dev/null >"$work/console.log" 2>&1 || true
 	grep -q '^TW-GUEST' "$work/console.log" && break
 	cp "$work/console.log" "$work/console-failed-boot-$attempt.log"

@@ -90,7 +90,7 @@
 #define READ_EVENTS	4096
 #define FD_RESERVE	32
 #define NOFILE_WANT	1048576
-#define MAX_ROWS	64
+#define MAX_ROWS	80
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 enum better { HIGHER, LOWER, NO_RATIO };
@@ -1460,6 +1460,77 @@ static int parse_args(int argc, char **argv, bool *quick, const char **kbench)
 	return 0;
 }
 
+/*
+ * Slack: SLACK_N timers spread evenly over SLACK_SPAN_NS, on a file of
+ * 1 ms resolution, all with @slack ns of slack.  How many hrtimer
+ * interrupts they cost (GET_INFO's wakeups), how many due times they got,
+ * and the latest any fired after the time asked for (ms).
+ */
+#define SLACK_N		1000
+#define SLACK_SPAN_NS	(2 * NSEC_PER_SEC)
+
+static int slack_run(uint64_t slack, double out[3])
+{
+	static struct twheel_op ops[SLACK_N];
+	static struct twheel_event ev[SLACK_N];
+	uint64_t t0 = bench_now_ns() + 50 * NSEC_PER_MSEC, last = 0, late = 0;
+	struct twheel_info info;
+	uint32_t i, got = 0, dues = 0;
+	int fd = dev_open(NSEC_PER_MSEC);
+
+	if (fd < 0)
+		return -1;
+	fill_ops(ops, SLACK_N, TWHEEL_OP_START, 0, TWHEEL_TIMER_ABSTIME);
+	for (i = 0; i < SLACK_N; i++) {
+		ops[i].value = t0 + i * (SLACK_SPAN_NS / SLACK_N);
+		ops[i].slack = slack;
+	}
+	if (dev_submit(fd, ops, SLACK_N))
+		goto out;
+	while (got < SLACK_N) {
+		ssize_t r = read(fd, ev, sizeof(ev));
+
+		if (r <= 0) {
+			fail("read");
+			goto out;
+		}
+		for (i = 0; i < r / sizeof(ev[0]); i++, got++) {
+			uint64_t asked = ops[ev[i].id].value;
+
+			dues += ev[i].due != last;
+			last = ev[i].due;
+			if (ev[i].fired - asked > late)
+				late = ev[i].fired - asked;
+		}
+	}
+	if (ioctl(fd, TWHEEL_IOC_GET_INFO, &info))
+		fail("TWHEEL_IOC_GET_INFO");
+	out[0] = info.wakeups;
+	out[1] = dues;
+	out[2] = late / 1e6;
+out:
+	close(fd);
+	return got == SLACK_N ? 0 : -1;
+}
+
+static void run_slack(void)
+{
+	static const uint64_t slacks[] = { 0, 10 * NSEC_PER_MSEC, 100 * NSEC_PER_MSEC };
+	char name[64];
+	double v[3];
+	unsigned int k;
+
+	for (k = 0; k < ARRAY_SIZE(slacks); k++) {
+		if (slack_run(slacks[k], v))
+			return;
+		snprintf(name, sizeof(name), "slack %llu ms: hrtimer wakeups",
+			 (unsigned long long)(slacks[k] / NSEC_PER_MSEC));
+		add_row(name, v[0], NAN, NAN, 0, NO_RATIO);
+		add_row("  distinct due times", v[1], NAN, NAN, 0, NO_RATIO);
+		add_row("  latest fired - asked (ms)", v[2], NAN, NAN, 1, NO_RATIO);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct lat_all lat = { .res = { LAT_RES_COARSE, LAT_RES_FINE } };
@@ -1488,6 +1559,8 @@ int main(int argc, char **argv)
 	run_memory(&c, &tfd_mem_n);
 	run_lateness(&c, &lat);
 	run_big(&c);
+	if (!host_mode)
+		run_slack();
 	print_table();
 	print_notes(&c, tfd_mem_n, &lat);
 	if (host_mode)

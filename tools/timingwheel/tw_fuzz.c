@@ -1052,7 +1052,8 @@ static void *stress_storm(void *arg)
 				ops[i] = (struct twheel_op){
 					.op = TWHEEL_OP_START, .id = STORM_RANGE << 32 |
 					(uint64_t)(round % 2) << 31 | (done + i),
-					.value = due, .flags = TWHEEL_TIMER_ABSTIME | TWHEEL_TIMER_REPLACE,
+					.value = due,
+					.flags = TWHEEL_TIMER_ABSTIME | TWHEEL_TIMER_REPLACE,
 				};
 			if (xioctl(w->fd, TWHEEL_IOC_BATCH, &b))
 				stress_fail("storm BATCH", errno);
