@@ -1706,6 +1706,8 @@ static void t_trace_events(void)
 	if (ready <= 0)
 		return;
 	tr_put("tracing_on", "0");
+	/* The order of events of two CPUs is checked: one clock for all. */
+	tr_put("trace_clock", "global");
 	tr_put("trace", "");
 	CHECK(tr_put("events/timingwheel/enable", "1") == 0, "cannot enable the events");
 	tr_put("tracing_on", "1");
@@ -1734,6 +1736,7 @@ static void t_trace_events(void)
 	free(buf);
 	close(fd);
 	tr_put("events/timingwheel/enable", "0");
+	tr_put("trace_clock", "local");
 	tr_put("trace", "");
 	tr_put("tracing_on", "1");
 }
