@@ -581,7 +581,7 @@ static void t_due_on_ticks(void)
 	struct twheel_event ev;
 	struct twheel_op ops[2] = {
 		{ .op = TWHEEL_OP_START, .id = 3, .value = MS, .interval = 3 * MS / 2 },
-		{ .op = TWHEEL_OP_START, .id = 4, .value = MS, .interval = 2 * MS },
+		{ .op = TWHEEL_OP_START, .id = 4, .value = 60000 * MS, .interval = 2 * MS },
 	};
 	struct twheel_batch b = { .ops = (uintptr_t)ops, .count = 2 };
 
