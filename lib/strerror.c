@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * timingwheel_strerror(): what each errno of /dev/timingwheel means
+ * (Documentation/timingwheel/uapi.rst), rather than libc's generic text.
+ */
+#include <errno.h>
+
+#include "libtimingwheel.h"
+
+#define TW_EXPORT	__attribute__((visibility("default")))
+
+static const char *const tw_errors[] = {
+	[EPERM]		= "operation not permitted",
+	[ENOENT]	= "no such timer (never started, stopped, or its last event was read), or no /dev/timingwheel (module not loaded)",
+	[EINTR]		= "interrupted by a signal; a batch applied the entries before it",
+	[EIO]		= "the device returned a partial event record",
+	[EBADF]		= "not an open file descriptor",
+	[EAGAIN]	= "no event waiting on a non-blocking file",
+	[ENOMEM]	= "out of memory, or the memory cgroup is at its limit",
+	[EACCES]	= "permission denied opening the device",
+	[EFAULT]	= "a bad pointer was passed to the device",
+	[EBUSY]		= "the timer's event is being read right now (retry), or the configuration cannot change after the first timer",
+	[EEXIST]	= "the timer id is in use; use TWHEEL_TIMER_REPLACE to re-arm it",
+	[ENODEV]	= "the timingwheel device is not available",
+	[EINVAL]	= "invalid argument: an unknown flag or op, a non-zero reserved field, a clock or resolution the device refuses, or an interval that is not a multiple of the resolution",
+	[EMFILE]	= "too many open files: the user's max_user_files or the process's limit",
+	[ENOTTY]	= "not a timingwheel file descriptor, or an ioctl this module does not know",
+	[ENOSPC]	= "timer limit reached: the file's max_timers or the user's max_user_timers; or a full batch",
+	[ERANGE]	= "the expiry is beyond the wheel's range (range_ns)",
+};
+
+TW_EXPORT const char *timingwheel_strerror(int err)
+{
+	if (err < 0)
+		err = -err;
+	if (!err)
+		return "success";
+	if (err < (int)(sizeof(tw_errors) / sizeof(tw_errors[0])) && tw_errors[err])
+		return tw_errors[err];
+	return "unknown error";
+}
