@@ -31,11 +31,12 @@ static const char *const tw_errors[] = {
 
 TW_EXPORT const char *timingwheel_strerror(int err)
 {
-	if (err < 0)
-		err = -err;
-	if (!err)
+	/* Unsigned, so that INT_MIN has an absolute value too. */
+	unsigned int e = err < 0 ? 0U - (unsigned int)err : (unsigned int)err;
+
+	if (!e)
 		return "success";
-	if (err < (int)(sizeof(tw_errors) / sizeof(tw_errors[0])) && tw_errors[err])
-		return tw_errors[err];
+	if (e < sizeof(tw_errors) / sizeof(tw_errors[0]) && tw_errors[e])
+		return tw_errors[e];
 	return "unknown error";
 }
