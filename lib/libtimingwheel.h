@@ -43,6 +43,19 @@ extern "C" {
 int timingwheel_open(clockid_t clockid, uint64_t resolution_ns, int flags);
 
 /**
+ * timingwheel_config - choose the clock and resolution of a new client
+ * @fd:            the client, before its first timer
+ * @clockid:       CLOCK_MONOTONIC or CLOCK_BOOTTIME; 0 means CLOCK_MONOTONIC
+ * @resolution_ns: the tick, 1000..1000000000; 0 keeps the current one
+ *
+ * TWHEEL_IOC_SET_CONFIG; timingwheel_open() calls it for its arguments.
+ *
+ * Return: 0, or -EINVAL (another clock, a resolution out of range), -EBUSY
+ * (a timer was started on @fd before), -EBADF, -ENOTTY.
+ */
+int timingwheel_config(int fd, clockid_t clockid, uint64_t resolution_ns);
+
+/**
  * timingwheel_start - start timer @id (TWHEEL_IOC_START)
  * @fd:          the client
  * @id:          the caller's name for the timer

@@ -22,12 +22,11 @@ static int tw_ioctl(int fd, unsigned long cmd, void *arg)
 	return ret < 0 ? -errno : ret;
 }
 
-static int tw_configure(int fd, clockid_t clockid, uint64_t resolution_ns)
+TW_EXPORT int timingwheel_config(int fd, clockid_t clockid,
+				 uint64_t resolution_ns)
 {
 	struct twheel_config cfg;
 
-	if (!clockid && !resolution_ns)
-		return 0;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.clockid = clockid ? clockid : CLOCK_MONOTONIC;
 	cfg.resolution_ns = resolution_ns;
@@ -44,7 +43,9 @@ TW_EXPORT int timingwheel_open(clockid_t clockid, uint64_t resolution_ns,
 	fd = open(TIMINGWHEEL_DEVICE, O_RDWR | flags);
 	if (fd < 0)
 		return -errno;
-	ret = tw_configure(fd, clockid, resolution_ns);
+	if (!clockid && !resolution_ns)
+		return fd;
+	ret = timingwheel_config(fd, clockid, resolution_ns);
 	if (ret < 0) {
 		close(fd);
 		return ret;

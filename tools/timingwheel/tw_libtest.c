@@ -83,6 +83,23 @@ static void test_open(void)
 	close(fd);
 }
 
+static void test_config(void)
+{
+	struct twheel_info info;
+	int fd = open_nb();
+
+	CHECK_RET(timingwheel_config(fd, CLOCK_BOOTTIME, 0), 0);
+	CHECK_RET(timingwheel_config(fd, 0, 250000), 0);
+	CHECK_RET(timingwheel_info(fd, &info), 0);
+	CHECK(info.clockid == CLOCK_MONOTONIC && info.resolution_ns == 250000,
+	      "clockid %u resolution %llu", info.clockid, info.resolution_ns);
+	CHECK_RET(timingwheel_config(fd, CLOCK_REALTIME + 100, 0), -EINVAL);
+	CHECK_RET(timingwheel_start_after(fd, 1, 1000 * MS), 0);
+	CHECK_RET(timingwheel_config(fd, CLOCK_BOOTTIME, 0), -EBUSY);
+	CHECK(strstr(timingwheel_strerror(-EBUSY), "first timer"), "EBUSY text");
+	close(fd);
+}
+
 static void test_info(void)
 {
 	struct twheel_info info;
@@ -114,7 +131,8 @@ static void test_start_stop_query(void)
 	CHECK_RET(timingwheel_start(fd, 1, 20000 * MS, 0, 0, TWHEEL_TIMER_REPLACE), 0);
 	CHECK_RET(timingwheel_query(fd, 1, &q), 0);
 	CHECK(q.id == 1 && q.state == TWHEEL_STATE_PENDING, "state %u", q.state);
-	CHECK(q.remaining > 10000 * MS && q.remaining <= 20000 * MS, "remaining");
+	CHECK(q.remaining > 10000 * MS && q.remaining <= 20001 * MS, "remaining %llu",
+	      q.remaining);
 	CHECK(q.interval == 0, "interval %llu", q.interval);
 	CHECK_RET(timingwheel_start(fd, 2, 1000 * MS, 1000 * MS, 0, 0), 0);
 	CHECK_RET(timingwheel_query(fd, 2, &q), 0);
@@ -302,6 +320,7 @@ static const struct {
 	void (*fn)(void);
 } cases[] = {
 	{ "open", test_open },
+	{ "config", test_config },
 	{ "info", test_info },
 	{ "start_stop_query", test_start_stop_query },
 	{ "errors", test_errors },
