@@ -8,10 +8,11 @@
 #include "libtimingwheel.h"
 
 #define TW_EXPORT	__attribute__((visibility("default")))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static const char *const tw_errors[] = {
 	[EPERM]		= "operation not permitted",
-	[ENOENT]	= "no such timer (never started, stopped, or its last event was read), or no /dev/timingwheel (module not loaded)",
+	[ENOENT]	= "no such timer (not started, stopped, or last event read), or no device",
 	[EINTR]		= "interrupted by a signal; a batch applied the entries before it",
 	[EIO]		= "the device returned a partial event record",
 	[EBADF]		= "not an open file descriptor",
@@ -19,13 +20,13 @@ static const char *const tw_errors[] = {
 	[ENOMEM]	= "out of memory, or the memory cgroup is at its limit",
 	[EACCES]	= "permission denied opening the device",
 	[EFAULT]	= "a bad pointer was passed to the device",
-	[EBUSY]		= "the timer's event is being read right now (retry), or the configuration cannot change after the first timer",
-	[EEXIST]	= "the timer id is in use; use TWHEEL_TIMER_REPLACE to re-arm it",
+	[EBUSY]		= "its event is being read now (retry); or config after the first timer",
+	[EEXIST]	= "the timer id is in use; TWHEEL_TIMER_REPLACE re-arms it",
 	[ENODEV]	= "the timingwheel device is not available",
-	[EINVAL]	= "invalid argument: an unknown flag or op, a non-zero reserved field, a clock or resolution the device refuses, or an interval that is not a multiple of the resolution",
-	[EMFILE]	= "too many open files: the user's max_user_files or the process's limit",
-	[ENOTTY]	= "not a timingwheel file descriptor, or an ioctl this module does not know",
-	[ENOSPC]	= "timer limit reached: the file's max_timers or the user's max_user_timers; or a full batch",
+	[EINVAL]	= "unknown flag or op, reserved field set, bad clock, resolution, interval",
+	[EMFILE]	= "too many open files: the user's max_user_files, or the process's limit",
+	[ENOTTY]	= "not a timingwheel file, or an ioctl this module does not know",
+	[ENOSPC]	= "timer limit: the file's max_timers or the user's max_user_timers",
 	[ERANGE]	= "the expiry is beyond the wheel's range (range_ns)",
 };
 
@@ -36,7 +37,7 @@ TW_EXPORT const char *timingwheel_strerror(int err)
 
 	if (!e)
 		return "success";
-	if (e < sizeof(tw_errors) / sizeof(tw_errors[0]) && tw_errors[e])
+	if (e < ARRAY_SIZE(tw_errors) && tw_errors[e])
 		return tw_errors[e];
 	return "unknown error";
 }

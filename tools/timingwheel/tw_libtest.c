@@ -18,26 +18,27 @@
 #include <libtimingwheel.h>
 
 #define MS		1000000ULL
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 /* How late a TCG guest may fire a timer, beyond its slack and tick. */
 #define LATE_NS		(200 * MS)
 /* More entries than one TWHEEL_IOC_BATCH call takes: two calls. */
 #define BIG_BATCH	(TWHEEL_BATCH_MAX + 100)
 
-static int case_failed;
+static int failing;
 
 #define CHECK(cond, fmt, ...) do {					\
 	if (!(cond)) {							\
 		printf("# %s:%d: %s: " fmt "\n", __FILE__, __LINE__,	\
 		       #cond, ##__VA_ARGS__);				\
-		case_failed = 1;					\
+		failing = 1;					\
 	}								\
 } while (0)
 
 /* CHECK_RET: @call returns @want; else print what it returned and means. */
 #define CHECK_RET(call, want) do {					\
-	long long __r = (call);						\
-	CHECK(__r == (want), "got %lld (%s), want %lld", __r,		\
-	      __r < 0 ? timingwheel_strerror(__r) : "", (long long)(want)); \
+	long long __r = (call), __w = (want);				\
+	CHECK(__r == __w, "got %lld (%s), want %lld", __r,		\
+	      __r < 0 ? timingwheel_strerror(__r) : "", __w);		\
 } while (0)
 
 static struct twheel_op big_ops[BIG_BATCH];
@@ -334,16 +335,17 @@ static const struct {
 
 int main(void)
 {
-	unsigned int i, n = sizeof(cases) / sizeof(cases[0]), failed = 0;
+	unsigned int i, n = ARRAY_SIZE(cases), failed = 0;
+	const char *verdict;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("1..%u\n", n);
 	for (i = 0; i < n; i++) {
-		case_failed = 0;
+		failing = 0;
 		cases[i].fn();
-		failed += case_failed;
-		printf("%sok %u lib.%s\n", case_failed ? "not " : "", i + 1,
-		       cases[i].name);
+		failed += failing;
+		verdict = failing ? "not ok" : "ok";
+		printf("%s %u lib.%s\n", verdict, i + 1, cases[i].name);
 	}
 	printf("TW-LIBTEST-SUMMARY passed=%u failed=%u\n", n - failed, failed);
 	return failed ? 1 : 0;

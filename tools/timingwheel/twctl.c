@@ -193,7 +193,7 @@ static int take(struct twctl *tw, const char *what, bool time, uint64_t *val)
 	if (!(time ? parse_time(s, val) : parse_u64(s, val)))
 		return 0;
 	if (time)
-		return usage_error(tw, "%s '%s' is not a time (a number, in ms unless it ends in ns, us, ms or s)",
+		return usage_error(tw, "%s '%s' is not a time (ms, or ending in ns, us, ms, s)",
 				   what, s);
 	return usage_error(tw, "%s '%s' is not a number from 0 to 2^64-1", what, s);
 }
@@ -565,12 +565,12 @@ static int cmd_batch(struct twctl *tw)
 	struct timingwheel_batch b;
 	int ret;
 
+	if (!have_arg(tw))
+		return usage_error(tw, "missing entries ('-' reads them from stdin)");
 	timingwheel_batch_init(&b, tw->fd, NULL, 0);
-	if (have_arg(tw) && !strcmp(tw->argv[tw->pos], "-")) {
+	if (!strcmp(tw->argv[tw->pos], "-")) {
 		tw->pos++;
 		ret = tw->dry ? 0 : batch_stdin(tw, &b);
-	} else if (!have_arg(tw)) {
-		return usage_error(tw, "missing entries ('-' reads them from stdin)");
 	} else {
 		ret = batch_args(tw, &b);
 	}
@@ -840,7 +840,7 @@ static int parse_options(int argc, char **argv, struct twctl *tw, uint64_t *res)
 			exit(0);
 		}
 		if (opt == 'r')
-			usage_error(tw, "-r '%s' is not a non-zero resolution (ns, or a TIME with a unit)",
+			usage_error(tw, "-r '%s' is not a resolution (ns, or a TIME with a unit)",
 				    optarg);
 		if (opt == '?')
 			print_usage(stderr);
