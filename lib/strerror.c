@@ -12,7 +12,7 @@
 
 static const char *const tw_errors[] = {
 	[EPERM]		= "operation not permitted",
-	[ENOENT]	= "no such timer (not started, stopped, or last event read), or no device",
+	[ENOENT]	= "no such timer (stopped, or its last event read); from open: no device",
 	[EINTR]		= "interrupted by a signal; a batch applied the entries before it",
 	[EIO]		= "the device returned a partial event record",
 	[EBADF]		= "not an open file descriptor",
