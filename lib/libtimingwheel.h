@@ -162,6 +162,8 @@ void timingwheel_batch_init(struct timingwheel_batch *b, int fd,
  * @slack_ns:    one-shot slack
  * @flags:       TWHEEL_TIMER_*
  *
+ * The entry's result is TIMINGWHEEL_RESULT_NONE until it is applied.
+ *
  * Return: 0, or -ENOSPC when the batch is full.
  */
 int timingwheel_batch_start(struct timingwheel_batch *b, uint64_t id,

@@ -126,6 +126,8 @@ static struct twheel_op *tw_batch_next(struct timingwheel_batch *b)
 		return NULL;
 	op = &b->ops[b->count++];
 	memset(op, 0, sizeof(*op));
+	/* Until a submission gets to it. */
+	op->result = TIMINGWHEEL_RESULT_NONE;
 	return op;
 }
 

@@ -254,6 +254,7 @@ static void test_batch_small(void)
 	CHECK_RET(timingwheel_batch_start(&b, 9, 1000 * MS, 0, MS, 0), 0);
 	CHECK_RET(timingwheel_batch_stop(&b, 10), -ENOSPC);
 	CHECK(b.count == 6, "count %u", b.count);
+	CHECK_RET(ops[5].result, TIMINGWHEEL_RESULT_NONE);
 	CHECK_RET(timingwheel_batch_submit(&b), 6);
 	CHECK_RET(ops[0].result, 0);
 	CHECK_RET(ops[1].result, -EEXIST);
