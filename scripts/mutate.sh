@@ -40,7 +40,7 @@ for m in "$TW_ROOT/scripts/mutations/$kind"/*.patch; do
 	tried=$((tried + 1))
 	tree=$TW_CACHE/run/mutant
 	rm -rf "$tree" && mkdir -p "$tree"
-	(cd "$TW_ROOT" && rsync -a --exclude build Kbuild ./*.c ./*.h scripts tools "$tree/" &&
+	(cd "$TW_ROOT" && rsync -a --exclude build Kbuild VERSION ./*.c ./*.h scripts tools "$tree/" &&
 		if [ -d include ]; then rsync -a include "$tree/"; fi)
 	if ! patch -s -p1 --fuzz=0 --no-backup-if-mismatch -d "$tree" <"$m" >"$tree.log" 2>&1; then
 		tw_log "mutation '$name' did not apply: update $m"
