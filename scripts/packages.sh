@@ -146,6 +146,13 @@ else
 	bad "$src holds more than the module's source: $extra"
 fi
 check "dkms.conf in $src is the tree's" cmp "$src/dkms.conf" "$TW_ROOT/dkms.conf"
+check "dkms reported no deprecated feature of dkms.conf" bash -c "! grep -qi deprecated '$apt_log'"
+scratch=$TW_CACHE/run/pkg-clean
+rm -rf "$scratch" && cp -R "$src" "$scratch" && touch "$scratch/tw_core.o" "$scratch/.tw_core.o.cmd"
+check "make clean in a copy of $src, without a kernel tree" \
+	bash -c "make -C '$scratch' clean KDIR=/nonexistent && [ ! -e '$scratch/tw_core.o' ] &&
+		[ ! -e '$scratch/.tw_core.o.cmd' ] && [ -f '$scratch/tw_core.c' ]"
+rm -rf "$scratch"
 check "/usr/lib/modules-load.d/timingwheel.conf loads timingwheel" \
 	grep -qx timingwheel /usr/lib/modules-load.d/timingwheel.conf
 check "/usr/lib/udev/rules.d/60-timingwheel.rules: KERNEL==\"timingwheel\", MODE=\"0666\"" \
