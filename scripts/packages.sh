@@ -17,6 +17,7 @@ set -uo pipefail
 TW_PKG_REQUIRE_LIB=0
 # ---------------------------------------------------------------------------
 
+tw_need file
 PKGS_ALL=(timingwheel-dkms timingwheel-tools libtimingwheel1 libtimingwheel-dev)
 ver=$(cat "$TW_ROOT/VERSION")
 out=$TW_CACHE/run/deb-out
@@ -180,9 +181,14 @@ if [ -n "$with_lib" ]; then
 	mkdir -p "${static%/*}"
 	# shellcheck disable=SC2046
 	if gcc -Wall -Wextra -Werror -O2 $(pkg-config --cflags libtimingwheel) -o "$dyn" \
-		"$client" $(pkg-config --libs libtimingwheel) 2>"$dyn.log" &&
-		ldd "$dyn" | grep -q "libtimingwheel.so.1 => $libdir/"; then
-		ok "tw_pkgclient with pkg-config --cflags --libs: linked to $libdir/libtimingwheel.so.1"
+		"$client" $(pkg-config --libs libtimingwheel) 2>"$dyn.log"; then
+		# ld.so may name it through /lib, the same directory on merged /usr.
+		so=$(ldd "$dyn" | sed -n 's/^\s*libtimingwheel\.so\.1 => \(\S*\) .*/\1/p')
+		if [ -n "$so" ] && [ "$(readlink -f "$so")" = "$(readlink -f "$libdir/libtimingwheel.so.1")" ]; then
+			ok "tw_pkgclient with pkg-config --cflags --libs: linked to $so"
+		else
+			bad "tw_pkgclient is not linked to the installed libtimingwheel.so.1: $(ldd "$dyn" | tr '\n' ' ')"
+		fi
 		timeout 10 "$dyn" >/dev/null 2>&1
 		r=$?
 		if [ $r -eq 0 ] || [ $r -eq 2 ]; then
