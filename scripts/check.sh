@@ -19,6 +19,7 @@ run() {
 
 run "harness self-test" "$TW_ROOT/scripts/selftest-harness.sh"
 run "lint (checkpatch, W=1, sparse)" "$TW_ROOT/scripts/lint.sh"
+run "Debian packages: build, install (dkms), check, purge" "$TW_ROOT/scripts/packages.sh"
 run "KUnit under UML" "$TW_ROOT/scripts/kunit-uml.sh" normal
 run "KUnit under UML debug (KASAN, lockdep)" "$TW_ROOT/scripts/kunit-uml.sh" debug
 run "KUnit catches planted bugs (mutations)" "$TW_ROOT/scripts/mutate.sh" core

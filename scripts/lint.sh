@@ -67,6 +67,15 @@ if [ "$(grep -c ' T ' <<<"$exported")" -ne "${#libfns[@]}" ]; then
 fi
 tw_log "libtimingwheel: ${#libfns[@]} functions checked for export and manual page"
 
+# The packaging scripts under shellcheck (the older scripts are not clean yet).
+tw_need shellcheck
+if (cd "$TW_ROOT" && shellcheck -x -e SC1091 scripts/deb.sh scripts/packages.sh) >&2; then
+	tw_log "shellcheck of the packaging scripts: clean"
+else
+	tw_log "shellcheck of the packaging scripts: findings above"
+	status=1
+fi
+
 # lint_build NAME KDIR [MAKE ARGS...]: W=1 and C=2 builds against one tree,
 # of every module: TW_KBENCH=1 adds the kernel-side benchmark's.
 lint_build() {
