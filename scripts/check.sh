@@ -34,9 +34,11 @@ run "e2e and fuzzers under UML debug (KASAN, lockdep)" \
 for k in "${TW_KERNELS[@]}"; do
 	if [ "$k" = 6.12-rt ]; then
 		run "e2e and fuzzers on Debian $k in QEMU" \
-			env TW_FUZZ_SECONDS="$fuzz" "$TW_ROOT/scripts/qemu-run.sh" "$k" e2e
+			env TW_FUZZ_SECONDS="$fuzz" TW_REQUIRE_PKGCLIENT=1 \
+			"$TW_ROOT/scripts/qemu-run.sh" "$k" e2e
 	else
-		run "e2e on Debian $k in QEMU" "$TW_ROOT/scripts/qemu-run.sh" "$k" e2e
+		run "e2e on Debian $k in QEMU" \
+			env TW_REQUIRE_PKGCLIENT=1 "$TW_ROOT/scripts/qemu-run.sh" "$k" e2e
 	fi
 done
 run "e2e catches planted bugs (mutations)" "$TW_ROOT/scripts/mutate.sh" device

@@ -53,6 +53,14 @@ if [ "$mode" = e2e ]; then
 		grep -E '^libtest: (not ok|# )' "$log" >&2 || true
 		status=1
 	fi
+	# The client built with pkg-config against the installed packages: it
+	# must pass where it ran, and must have run where make check asks.
+	if grep -q '^TW-PKGCLIENT rc=0$' "$log"; then
+		tw_log "the packaged-library client on $label: passed"
+	elif grep -q '^TW-PKGCLIENT' "$log" || [ "${TW_REQUIRE_PKGCLIENT:-}" = 1 ]; then
+		tw_log "the packaged-library client on $label: FAILED or did not run"
+		status=1
+	fi
 	# QEMU guests also run the suite as a 32-bit process (compat_ioctl).
 	if grep -q '^TW-COMPAT32' "$log"; then
 		if grep -q '^TW-COMPAT32 rc=0' "$log"; then

@@ -61,6 +61,12 @@ e2e)
 	rc=$?
 	sed 's/^/libtest: /' /tmp/libtest.log
 	echo "TW-LIBTEST rc=$rc"
+	# The client that scripts/packages.sh built against the installed
+	# packages (pkg-config, static), when the host built one.
+	if [ -x "$dir/bin/tw_pkgclient" ]; then
+		timeout 60 "$dir/bin/tw_pkgclient"
+		echo "TW-PKGCLIENT rc=$?"
+	fi
 	# The same suite from a 32-bit process, through compat_ioctl, where
 	# the kernel runs 32-bit programs (UML does not).
 	if [ -x "$dir/bin/tw_e2e32" ]; then

@@ -126,6 +126,13 @@ guest 24 24 | sed 's/^TW-LIBTEST rc=0/TW-LIBTEST rc=124/' >"$tmp/g-libtimeout.lo
 expect_e2e fail "a libtimingwheel test failed" "$tmp/g-libfail.log"
 expect_e2e fail "the libtimingwheel tests did not run" "$tmp/g-libmissing.log"
 expect_e2e fail "the libtimingwheel tests timed out" "$tmp/g-libtimeout.log"
+{ guest 24 24; echo 'TW-PKGCLIENT rc=0'; } >"$tmp/g-pkg.log"
+{ guest 24 24; echo 'TW-PKGCLIENT rc=1'; } >"$tmp/g-pkgfail.log"
+verdict pass "e2e the packaged client passed where required" env TW_REQUIRE_PKGCLIENT=1 \
+	"$TW_ROOT/scripts/e2e-verdict.sh" "$tmp/g-pkg.log" e2e "selftest pkgclient"
+expect_e2e fail "the packaged client failed" "$tmp/g-pkgfail.log"
+verdict fail "e2e the packaged client did not run where required" env TW_REQUIRE_PKGCLIENT=1 \
+	"$TW_ROOT/scripts/e2e-verdict.sh" "$tmp/g-ok.log" e2e "selftest pkgmissing"
 expect_e2e fail "one test failed" "$tmp/g-fail.log"
 expect_e2e fail "a plan of zero" "$tmp/g-zero.log"
 expect_e2e fail "KASAN report" "$tmp/g-kasan.log"
