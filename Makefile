@@ -2,7 +2,10 @@
 #
 # timingwheel: out-of-tree build and the project's own targets.
 #
-#   make                  build the module against KDIR (the running kernel)
+#   make                  build the module against KDIR (the running kernel's
+#                         /lib/modules/$(uname -r)/build unless given)
+#   make clean            remove every build output; needs no kernel tree
+#   make deb              the Debian packages, into $(DEB_OUT) (debian/)
 #   make demo             load it and show it working (in a QEMU guest if
 #                         this machine cannot load modules)
 #   make check            every test: lint, KUnit under UML (normal and
@@ -18,12 +21,28 @@ KDIR ?= /lib/modules/$(shell uname -r)/build
 
 all: modules
 
+# Without the running kernel's headers, say so rather than let kbuild fail
+# obscurely; the module is not guessed for another kernel, which could not
+# load it anyway: name one with KDIR= (dkms does).
 modules:
+	@test -f $(KDIR)/Makefile || { \
+		echo "timingwheel: no kernel build tree at $(KDIR)" >&2; \
+		echo "  install the running kernel's headers, or name a tree:" >&2; \
+		for d in /lib/modules/*/build; do \
+			test -f $$d/Makefile && echo "  make KDIR=$$d" >&2; \
+		done; \
+		exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
+# kbuild's outputs in this directory, removed without a kernel tree (dkms
+# cleans with this too), then the userspace programs' and the library's.
+KBUILD_OUTPUTS := *.o *.ko *.ko.* *.mod *.mod.c *.mod.o .*.cmd .*.d *.dwo *.su \
+	Module.symvers modules.order .module-common.o .tmp_versions .cache.mk
+
 clean:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	-$(MAKE) -C tools/timingwheel clean
+	rm -rf $(KBUILD_OUTPUTS)
+	if [ -f tools/timingwheel/Makefile ]; then $(MAKE) -C tools/timingwheel clean; fi
+	if [ -f lib/Makefile ]; then $(MAKE) -C lib clean; fi
 
 check:
 	bash scripts/check.sh
@@ -46,4 +65,11 @@ bench-device:
 bench-core:
 	$(MAKE) -C tools/timingwheel bench-core
 
-.PHONY: all modules clean check soak demo bench-core bench-device
+# The Debian packages (debian/): dpkg-buildpackage writes them, as it
+# always does, to the parent directory; they are then moved to DEB_OUT.
+# The build dependencies are installed with apt when missing.
+DEB_OUT ?= $(abspath ..)
+deb:
+	bash scripts/deb.sh $(DEB_OUT)
+
+.PHONY: all modules clean check soak demo bench-core bench-device deb

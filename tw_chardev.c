@@ -302,3 +302,5 @@ module_exit(tw_module_exit);
 
 MODULE_DESCRIPTION("timingwheel: many timers behind one file descriptor");
 MODULE_LICENSE("GPL");
+/* TW_VERSION comes from the top-level VERSION file, through Kbuild. */
+MODULE_VERSION(TW_VERSION);

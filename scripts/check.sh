@@ -19,6 +19,7 @@ run() {
 
 run "harness self-test" "$TW_ROOT/scripts/selftest-harness.sh"
 run "lint (checkpatch, W=1, sparse)" "$TW_ROOT/scripts/lint.sh"
+run "Debian packages: build, install (dkms), check, purge" "$TW_ROOT/scripts/packages.sh"
 run "KUnit under UML" "$TW_ROOT/scripts/kunit-uml.sh" normal
 run "KUnit under UML debug (KASAN, lockdep)" "$TW_ROOT/scripts/kunit-uml.sh" debug
 run "KUnit catches planted bugs (mutations)" "$TW_ROOT/scripts/mutate.sh" core
@@ -33,9 +34,11 @@ run "e2e and fuzzers under UML debug (KASAN, lockdep)" \
 for k in "${TW_KERNELS[@]}"; do
 	if [ "$k" = 6.12-rt ]; then
 		run "e2e and fuzzers on Debian $k in QEMU" \
-			env TW_FUZZ_SECONDS="$fuzz" "$TW_ROOT/scripts/qemu-run.sh" "$k" e2e
+			env TW_FUZZ_SECONDS="$fuzz" TW_REQUIRE_PKGCLIENT=1 \
+			"$TW_ROOT/scripts/qemu-run.sh" "$k" e2e
 	else
-		run "e2e on Debian $k in QEMU" "$TW_ROOT/scripts/qemu-run.sh" "$k" e2e
+		run "e2e on Debian $k in QEMU" \
+			env TW_REQUIRE_PKGCLIENT=1 "$TW_ROOT/scripts/qemu-run.sh" "$k" e2e
 	fi
 done
 run "e2e catches planted bugs (mutations)" "$TW_ROOT/scripts/mutate.sh" device

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Judge one guest run from its console log (scripts/guest-init.sh's markers):
 # the module loaded, the mode's program succeeded, rmmod was refused while a
-# file was open and worked after, every planned e2e test passed, and the
-# kernel reported nothing.
+# file was open and worked after, every planned e2e test and every
+# libtimingwheel test passed, and the kernel reported nothing.
 #
 #   scripts/e2e-verdict.sh CONSOLE MODE LABEL
 set -uo pipefail
@@ -52,6 +52,23 @@ if [ "$mode" = e2e ]; then
 		status=1
 	else
 		tw_log "e2e on $label: $oks of $plan tests passed"
+	fi
+	# libtimingwheel's tests: they must have run, and passed.
+	libsum=$(grep -m1 '^libtest: TW-LIBTEST-SUMMARY ' "$log" || true)
+	if grep -q '^TW-LIBTEST rc=0$' "$log" && [[ $libsum == *" failed=0" ]]; then
+		tw_log "libtimingwheel tests on $label: ${libsum#*SUMMARY }"
+	else
+		tw_log "libtimingwheel tests on $label: FAILED: ${libsum:-no result}"
+		grep -E '^libtest: (not ok|# )' "$log" >&2 || true
+		status=1
+	fi
+	# The client built with pkg-config against the installed packages: it
+	# must pass where it ran, and must have run where make check asks.
+	if grep -q '^TW-PKGCLIENT rc=0$' "$log"; then
+		tw_log "the packaged-library client on $label: passed"
+	elif grep -q '^TW-PKGCLIENT' "$log" || [ "${TW_REQUIRE_PKGCLIENT:-}" = 1 ]; then
+		tw_log "the packaged-library client on $label: FAILED or did not run"
+		status=1
 	fi
 	# QEMU guests also run the suite as a 32-bit process (compat_ioctl).
 	if grep -q '^TW-COMPAT32' "$log"; then

@@ -14,3 +14,10 @@ while [ $i -lt 40 ]; do
 	i=$((i + 1))
 done
 twctl "$@" watch 40 3000 info
+echo "== CLOCK_BOOTTIME at 100 us, slack, replace, query and a batch"
+twctl config boottime 100us start --slack 20ms 1 30ms \
+	start 2 1s start --replace 2 60ms query 2 \
+	batch start 3 10ms start --interval 25ms 4 25ms stop 2 end \
+	watch 4 2000 sleep 20 read info
+echo "== a batch from stdin"
+printf 'start 10 5ms\nstart 11 10ms # a comment\nstop 10\n' | twctl batch - watch 1 1000

@@ -4,8 +4,8 @@
 # UML kernels, whose root is the host's own / (read-only, through hostfs).
 # The kernel command line says what to do:
 #
-#   tw.mode=e2e|demo|bench|kbench   what runs (e2e: tw_e2e, then tw_fuzz if
-#                            asked; kbench: timingwheel_kbench.ko)
+#   tw.mode=e2e|demo|bench|kbench   what runs (e2e: tw_e2e, tw_libtest, then
+#                            tw_fuzz if asked; kbench: timingwheel_kbench.ko)
 #   tw.dir=DIR               where timingwheel.ko and bin/ are (default /)
 #   tw.fuzz=SECONDS          e2e: run each fuzzer this long (default 0: not)
 #   tw.seed=N                the fuzzers' seed (default 0: they pick one)
@@ -56,6 +56,17 @@ e2e)
 	rc=$?
 	cat /tmp/e2e.log
 	echo "TW-RESULT rc=$rc"
+	# libtimingwheel's own tests, against the module.
+	timeout 300 "$dir/bin/tw_libtest" >/tmp/libtest.log 2>&1
+	rc=$?
+	sed 's/^/libtest: /' /tmp/libtest.log
+	echo "TW-LIBTEST rc=$rc"
+	# The client that scripts/packages.sh built against the installed
+	# packages (pkg-config, static), when the host built one.
+	if [ -x "$dir/bin/tw_pkgclient" ]; then
+		timeout 60 "$dir/bin/tw_pkgclient"
+		echo "TW-PKGCLIENT rc=$?"
+	fi
 	# The same suite from a 32-bit process, through compat_ioctl, where
 	# the kernel runs 32-bit programs (UML does not).
 	if [ -x "$dir/bin/tw_e2e32" ]; then

@@ -85,7 +85,7 @@ tw_patch_source() {
 # than the objects built from the mutant, and make would keep those.
 tw_stage_module() {
 	rm -rf "$1" && mkdir -p "$1"
-	(cd "$TW_ROOT" && rsync -a Kbuild ./*.c ./*.h "$1/" &&
+	(cd "$TW_ROOT" && rsync -a Kbuild VERSION ./*.c ./*.h "$1/" &&
 		if [ -d include ]; then rsync -a include "$1/"; fi)
 }
 

@@ -12,14 +12,18 @@ src=$(tw_kernel_source 6.12)
 status=0
 
 mapfile -t files < <(cd "$TW_ROOT" && git ls-files -co --exclude-standard '*.c' '*.h' |
-	grep -v '^tools/timingwheel/fuzz/')
+	grep -v '^tools/timingwheel/fuzz/\|^lib/')
 mapfile -t fuzzers < <(cd "$TW_ROOT" && git ls-files -co --exclude-standard 'tools/timingwheel/fuzz/*.[ch]')
-tw_log "checkpatch --strict on $((${#files[@]} + ${#fuzzers[@]})) files"
+mapfile -t libfiles < <(cd "$TW_ROOT" && git ls-files -co --exclude-standard 'lib/*.[ch]')
+tw_log "checkpatch --strict on $((${#files[@]} + ${#fuzzers[@]} + ${#libfiles[@]})) files"
 # libFuzzer names its entry point LLVMFuzzerTestOneInput: no CamelCase check there.
+# libtimingwheel's API is userspace C: uint64_t, not u64, is its contract.
 if (cd "$TW_ROOT" && perl "$src/scripts/checkpatch.pl" --no-tree --strict --terse \
 	--show-types -f "${files[@]}" &&
 	perl "$src/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \
-		--ignore CAMELCASE -f "${fuzzers[@]}") >"$TW_CACHE/checkpatch.log" 2>&1; then
+		--ignore CAMELCASE -f "${fuzzers[@]}" &&
+	perl "$src/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \
+		--ignore PREFER_KERNEL_TYPES -f "${libfiles[@]}") >"$TW_CACHE/checkpatch.log" 2>&1; then
 	tw_log "checkpatch: clean"
 else
 	grep -E 'ERROR|WARNING|CHECK' "$TW_CACHE/checkpatch.log" >&2
@@ -37,6 +41,38 @@ if gcc -Wall -Wextra -Werror -I"$TW_ROOT/include/uapi" -o "${example%.c}" "$exam
 	tw_log "the example of Documentation/timingwheel/uapi.rst compiles cleanly"
 else
 	tw_log "the example of Documentation/timingwheel/uapi.rst does not compile"
+	status=1
+fi
+
+# libtimingwheel: warning-free, 64- and 32-bit; every function the header
+# declares is exported under LIBTIMINGWHEEL_1 and has a manual page.
+if make -s -C "$TW_ROOT/lib" clean >/dev/null &&
+	make -s -C "$TW_ROOT/lib" all lib32 CFLAGS="-O2 -g -Wall -Wextra -Werror" >/dev/null; then
+	tw_log "libtimingwheel builds cleanly, 64- and 32-bit"
+else
+	tw_log "libtimingwheel does not build cleanly"
+	status=1
+fi
+mapfile -t libfns < <(sed -n 's/^[a-z].*[ *]\(timingwheel_[a-z_]*\)(.*/\1/p' "$TW_ROOT/lib/libtimingwheel.h")
+exported=$(nm -D --defined-only "$TW_ROOT/lib/libtimingwheel.so.1.0.0" 2>/dev/null)
+for fn in "${libfns[@]}"; do
+	grep -q " $fn@@LIBTIMINGWHEEL_1$" <<<"$exported" ||
+		{ tw_log "libtimingwheel: $fn is not exported as LIBTIMINGWHEEL_1"; status=1; }
+	[ -f "$TW_ROOT/lib/man/$fn.3" ] ||
+		{ tw_log "libtimingwheel: $fn has no manual page"; status=1; }
+done
+if [ "$(grep -c ' T ' <<<"$exported")" -ne "${#libfns[@]}" ]; then
+	tw_log "libtimingwheel exports other symbols than the ${#libfns[@]} its header declares"
+	status=1
+fi
+tw_log "libtimingwheel: ${#libfns[@]} functions checked for export and manual page"
+
+# The packaging scripts under shellcheck (the older scripts are not clean yet).
+tw_need shellcheck
+if (cd "$TW_ROOT" && shellcheck -x -e SC1091 scripts/deb.sh scripts/packages.sh) >&2; then
+	tw_log "shellcheck of the packaging scripts: clean"
+else
+	tw_log "shellcheck of the packaging scripts: findings above"
 	status=1
 fi
 

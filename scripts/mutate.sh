@@ -3,8 +3,9 @@
 # Prove that the tests catch real bugs: apply one planted bug at a time to
 # a copy of the tree and require the suite to fail.  The bugs are patches,
 # one per file, in scripts/mutations/core (the wheel and the index, judged
-# by the KUnit suite under UML) and scripts/mutations/device (the driver,
-# judged by the e2e suite under the UML debug kernel).  The first line of
+# by the KUnit suite under UML) and scripts/mutations/device (the driver and
+# libtimingwheel, judged by the e2e suite and tw_libtest under the UML debug
+# kernel).  The first line of
 # each names the bug.  A patch that no longer applies exactly (no fuzz) is
 # itself a failure, so a mutation cannot go stale silently.
 #
@@ -41,8 +42,9 @@ device)
 		set -- "$1" $qemu
 		TW_RUN_TAG=mutant TW_E2E_ONLY=$3 "$1/scripts/qemu-run.sh" "$2" e2e
 	}
-	# Caught means the suite ran (some tests passed) and not all passed.
-	verdict='e2e: [1-9][0-9]* of [1-9][0-9]* planned tests passed'
+	# Caught means the suite ran (some tests passed) and not all passed,
+	# or libtimingwheel's tests (lib/ bugs) ran and some failed.
+	verdict='e2e: [1-9][0-9]* of [1-9][0-9]* planned tests passed|libtimingwheel tests on .*: FAILED: .*passed=[0-9]+ failed=[1-9][0-9]*'
 	;;
 *) tw_die "usage: mutate.sh core|device" ;;
 esac
@@ -56,7 +58,8 @@ for m in "$TW_ROOT/scripts/mutations/$kind"/*.patch; do
 	tried=$((tried + 1))
 	tree=$TW_CACHE/run/mutant
 	rm -rf "$tree" && mkdir -p "$tree"
-	(cd "$TW_ROOT" && rsync -a --exclude build Kbuild ./*.c ./*.h scripts tools "$tree/" &&
+	(cd "$TW_ROOT" && rsync -a --exclude build --exclude build32 Kbuild ./*.c ./*.h \
+		VERSION lib scripts tools "$tree/" &&
 		if [ -d include ]; then rsync -a include "$tree/"; fi)
 	if ! patch -s -p1 --fuzz=0 --no-backup-if-mismatch -d "$tree" <"$m" >"$tree.log" 2>&1; then
 		tw_log "mutation '$name' did not apply: update $m"

@@ -99,6 +99,9 @@ guest() {
 		fi
 	done
 	[ "$oks" -eq "$plan" ] && echo 'TW-RESULT rc=0' || echo 'TW-RESULT rc=1'
+	echo 'libtest: ok 1 lib.open'
+	echo 'libtest: TW-LIBTEST-SUMMARY passed=1 failed=0'
+	echo 'TW-LIBTEST rc=0'
 	echo 'TW-RMMOD-OK'
 }
 
@@ -116,6 +119,20 @@ expect_e2e fail "a test skipped on a Debian kernel" "$tmp/g-skip.log"
 verdict pass "e2e a skip where allowed (UML)" env TW_E2E_SKIPS=allowed \
 	"$TW_ROOT/scripts/e2e-verdict.sh" "$tmp/g-skip.log" e2e "selftest skip"
 expect_e2e fail "the 32-bit run failed" "$tmp/g-c32.log"
+guest 24 24 | sed -e 's/^libtest: ok 1/libtest: not ok 1/' -e 's/passed=1 failed=0/passed=0 failed=1/' \
+	-e 's/^TW-LIBTEST rc=0/TW-LIBTEST rc=1/' >"$tmp/g-libfail.log"
+guest 24 24 | grep -v '^libtest: \|^TW-LIBTEST' >"$tmp/g-libmissing.log"
+guest 24 24 | sed 's/^TW-LIBTEST rc=0/TW-LIBTEST rc=124/' >"$tmp/g-libtimeout.log"
+expect_e2e fail "a libtimingwheel test failed" "$tmp/g-libfail.log"
+expect_e2e fail "the libtimingwheel tests did not run" "$tmp/g-libmissing.log"
+expect_e2e fail "the libtimingwheel tests timed out" "$tmp/g-libtimeout.log"
+{ guest 24 24; echo 'TW-PKGCLIENT rc=0'; } >"$tmp/g-pkg.log"
+{ guest 24 24; echo 'TW-PKGCLIENT rc=1'; } >"$tmp/g-pkgfail.log"
+verdict pass "e2e the packaged client passed where required" env TW_REQUIRE_PKGCLIENT=1 \
+	"$TW_ROOT/scripts/e2e-verdict.sh" "$tmp/g-pkg.log" e2e "selftest pkgclient"
+expect_e2e fail "the packaged client failed" "$tmp/g-pkgfail.log"
+verdict fail "e2e the packaged client did not run where required" env TW_REQUIRE_PKGCLIENT=1 \
+	"$TW_ROOT/scripts/e2e-verdict.sh" "$tmp/g-ok.log" e2e "selftest pkgmissing"
 expect_e2e fail "one test failed" "$tmp/g-fail.log"
 expect_e2e fail "a plan of zero" "$tmp/g-zero.log"
 expect_e2e fail "KASAN report" "$tmp/g-kasan.log"

@@ -58,12 +58,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/timingwheel.h>
+#include <libtimingwheel.h>
 
 #include "bench.h"
 #include "bench_project.h"
 
-#define DEV_PATH	"/dev/timingwheel"
+#define DEV_PATH	TIMINGWHEEL_DEVICE
 #define PARAM_DIR	"/sys/module/timingwheel/parameters/"
 #define SLAB_SYSFS_DIR	"/sys/kernel/slab/tw_ktimer"
 #define SLAB_SYSFS	SLAB_SYSFS_DIR "/"
@@ -354,21 +354,19 @@ static void limits_restore(struct param_save save[2])
 
 /* --- /dev/timingwheel ------------------------------------------------ */
 
+/* Like fail(), for the library's negative errno @err. */
+static void fail_lib(const char *what, int err)
+{
+	fprintf(stderr, "bench-device: %s: %s\n", what, timingwheel_strerror(err));
+	errors++;
+}
+
 static int dev_open(uint64_t resolution_ns)
 {
-	struct twheel_config cfg = {
-		.clockid = CLOCK_MONOTONIC,
-		.resolution_ns = resolution_ns,
-	};
-	int fd = open(DEV_PATH, O_RDWR | O_CLOEXEC);
+	int fd = timingwheel_open(CLOCK_MONOTONIC, resolution_ns, O_CLOEXEC);
 
 	if (fd < 0) {
-		fail("open " DEV_PATH);
-		return -1;
-	}
-	if (resolution_ns && ioctl(fd, TWHEEL_IOC_SET_CONFIG, &cfg)) {
-		fail("TWHEEL_IOC_SET_CONFIG");
-		close(fd);
+		fail_lib("open " DEV_PATH, fd);
 		return -1;
 	}
 	return fd;
@@ -377,9 +375,10 @@ static int dev_open(uint64_t resolution_ns)
 static uint64_t dev_resolution(int fd)
 {
 	struct twheel_info info;
+	int ret = timingwheel_info(fd, &info);
 
-	if (ioctl(fd, TWHEEL_IOC_GET_INFO, &info)) {
-		fail("TWHEEL_IOC_GET_INFO");
+	if (ret) {
+		fail_lib("TWHEEL_IOC_GET_INFO", ret);
 		return 0;
 	}
 	return info.resolution_ns;
@@ -437,22 +436,22 @@ static int dev_submit(int fd, struct twheel_op *ops, uint32_t n)
 /* Single-ioctl starts then stops of @n ids; ops/s, or -1 on error. */
 static double dev_single_rate(int fd, uint32_t n)
 {
-	struct twheel_timer_spec spec = { .value = FAR_NS };
-	struct twheel_stop stop = { 0 };
 	uint64_t t0 = bench_now_ns();
 	uint32_t i;
+	int ret;
 
 	for (i = 0; i < n; i++) {
-		spec.id = i;
-		if (ioctl(fd, TWHEEL_IOC_START, &spec)) {
-			fail("TWHEEL_IOC_START");
+		ret = timingwheel_start(fd, i, FAR_NS, 0, 0, 0);
+		if (ret) {
+			fail_lib("TWHEEL_IOC_START", ret);
 			return -1;
 		}
 	}
 	for (i = 0; i < n; i++) {
-		stop.id = i;
-		if (ioctl(fd, TWHEEL_IOC_STOP, &stop) != TWHEEL_STOPPED_PENDING) {
-			fail("TWHEEL_IOC_STOP");
+		ret = timingwheel_stop(fd, i);
+		if (ret != TWHEEL_STOPPED_PENDING) {
+			/* A positive result is the wrong one: it was not pending. */
+			fail_lib("TWHEEL_IOC_STOP", ret < 0 ? ret : -ENOENT);
 			return -1;
 		}
 	}

@@ -1,59 +1,106 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * twctl: drive /dev/timingwheel from the command line.
+ * twctl: drive /dev/timingwheel from the command line, on libtimingwheel.
  *
  * One open file is one client, so a whole scenario runs in one invocation:
  * the commands are executed in order on the same file descriptor, and the
- * first one that fails ends the run with a non-zero exit status.
- *
- * Build: gcc -static -O2 -Wall -Wextra -I ../../include/uapi twctl.c -o twctl
+ * first one that fails ends the run.  Every command's syntax is checked
+ * before the device is opened.  Exit status: 0 all done, 1 an operation
+ * failed (or a watch saw an early event), 2 a bad command line.
  */
 #define _GNU_SOURCE
-#define __SANE_USERSPACE_TYPES__	/* __u64 is unsigned long long everywhere */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/ioctl.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <linux/timingwheel.h>
+#include <libtimingwheel.h>
 
-#define NSEC_PER_MSEC	1000000LL
+#define NSEC_PER_MSEC	1000000ULL
 #define EVENT_BUF	16
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define EXIT_USAGE	2
 
 struct twctl {
 	int		fd;
 	clockid_t	clockid;
-	char		**argv;		/* the current command's arguments */
+	bool		dry;		/* checking the syntax only */
+	char		**argv;		/* all the command words */
 	int		argc;
+	int		pos;		/* the next word to take */
+	const struct cmd *cmd;		/* the command being parsed */
 };
 
 struct cmd {
 	const char	*name;
-	int		nargs;		/* required arguments */
-	int		nopt;		/* optional numeric arguments after them */
+	const char	*args;
+	const char	*help;
 	int		(*run)(struct twctl *tw);
 };
 
+/* A start's or a stop's arguments, for the command or a batch entry. */
+struct op_args {
+	bool		start;
+	uint64_t	id;
+	uint64_t	value;
+	uint64_t	interval;
+	uint64_t	slack;
+	unsigned int	flags;
+};
+
+static const struct cmd cmds[];
+static const size_t ncmds;
+
+static void print_cmd_usage(FILE *f, const struct cmd *c)
+{
+	fprintf(f, "usage: twctl ... %s%s%s\n", c->name, *c->args ? " " : "", c->args);
+}
+
 static void print_usage(FILE *f)
 {
-	fprintf(f, "Usage: twctl [-d DEVICE] [-r RESOLUTION_NS] [-c monotonic|boottime]\n"
-		"             COMMAND...\n"
-		"commands, run in order on one open file:\n"
-		"  start ID DELAY_MS [PERIOD_MS]  start a timer (periodic with PERIOD_MS)\n"
-		"  stop ID                        stop a timer\n"
-		"  query ID                       print a timer's state\n"
-		"  info                           print the client's settings and counters\n"
-		"  watch COUNT [TIMEOUT_MS]       read COUNT events (or until the timeout)\n"
-		"  sleep MS                       sleep\n"
-		"  fdinfo                         print /proc/self/fdinfo of the device\n"
-		"-r or -c sets TWHEEL_IOC_SET_CONFIG right after open; times may have decimals.\n");
+	size_t i;
+
+	fprintf(f, "Usage: twctl [-r RESOLUTION] [-c monotonic|boottime] COMMAND...\n"
+		"Commands, run in order on one open file of %s:\n", TIMINGWHEEL_DEVICE);
+	for (i = 0; i < ncmds; i++)
+		fprintf(f, "  %s%s%s\n      %s\n", cmds[i].name, *cmds[i].args ? " " : "",
+			cmds[i].args, cmds[i].help);
+	fprintf(f, "TIME is a number with an optional unit: ns, us, ms or s; without one,\n"
+		"milliseconds (\"50\", \"2.5\", \"100us\", \"1s\").  ID is a 64-bit number.\n"
+		"-r and -c set the resolution and clock right after open, as config does;\n"
+		"a RESOLUTION is in ns unless it has a unit (\"100000\", \"100us\").\n"
+		"Exit status: 0 done, 1 an operation failed, 2 a bad command line.\n");
+}
+
+/* Report a bad command line: which argument, and why.  Returns EXIT_USAGE. */
+static int usage_error(struct twctl *tw, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "twctl: %s%s", tw->cmd ? tw->cmd->name : "", tw->cmd ? ": " : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (tw->cmd)
+		print_cmd_usage(stderr, tw->cmd);
+	return EXIT_USAGE;
+}
+
+/* Report a failed operation, with what its errno means for the device. */
+static int op_error(const char *what, uint64_t id, int err)
+{
+	fflush(stdout);
+	fprintf(stderr, "twctl: %s %llu: %s\n", what, (unsigned long long)id,
+		timingwheel_strerror(err));
+	return 1;
 }
 
 static const char *clock_name(clockid_t clockid)
@@ -61,100 +108,271 @@ static const char *clock_name(clockid_t clockid)
 	return clockid == CLOCK_BOOTTIME ? "boottime" : "monotonic";
 }
 
-static __u64 now_ns(const struct twctl *tw)
-{
-	struct timespec ts;
-
-	clock_gettime(tw->clockid, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* Signed milliseconds from @base to @t, both ns on the same clock. */
-static double rel_ms(__u64 t, __u64 base)
+static double rel_ms(uint64_t t, uint64_t base)
 {
-	return (double)(__s64)(t - base) / NSEC_PER_MSEC;
+	return (double)(int64_t)(t - base) / NSEC_PER_MSEC;
 }
 
-static int parse_u64(const char *s, __u64 *val)
+static int parse_u64(const char *s, uint64_t *val)
 {
 	char *end;
 
+	if (!isdigit((unsigned char)*s))
+		return -1;
 	errno = 0;
 	*val = strtoull(s, &end, 0);
-	if (!errno && (end == s || *end || *s == '-'))
-		errno = EINVAL;
-	return errno ? -1 : 0;
+	return errno || *end ? -1 : 0;
 }
 
-/* Milliseconds, possibly with decimals, to nanoseconds. */
-static int parse_ms(const char *s, __u64 *ns)
+static uint64_t time_unit(const char *s)
 {
-	char *end;
-	double ms = strtod(s, &end);
+	static const struct { const char *name; uint64_t ns; } units[] = {
+		{ "", NSEC_PER_MSEC }, { "ns", 1 }, { "us", 1000 },
+		{ "ms", NSEC_PER_MSEC }, { "s", 1000000000ULL },
+	};
+	size_t i;
 
-	if (end == s || *end || !(ms >= 0 && ms <= 1.8e13)) {
-		errno = EINVAL;
-		return -1;
-	}
-	*ns = (__u64)(ms * NSEC_PER_MSEC + 0.5);
+	for (i = 0; i < ARRAY_SIZE(units); i++)
+		if (!strcmp(s, units[i].name))
+			return units[i].ns;
 	return 0;
+}
+
+/* A TIME: digits, an optional fraction, an optional unit (@bare without). */
+static int parse_time_unit(const char *s, uint64_t *ns, uint64_t bare)
+{
+	unsigned long long whole;
+	double frac = 0;
+	uint64_t unit;
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	whole = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	if (*end == '.') {
+		if (!isdigit((unsigned char)end[1]))
+			return -1;
+		frac = strtod(end, &end);
+	}
+	unit = *end ? time_unit(end) : bare;
+	if (!unit || whole > UINT64_MAX / unit ||
+	    whole * unit > UINT64_MAX - (uint64_t)(frac * unit + 0.5))
+		return -1;
+	*ns = whole * unit + (uint64_t)(frac * unit + 0.5);
+	return 0;
+}
+
+static int parse_time(const char *s, uint64_t *ns)
+{
+	return parse_time_unit(s, ns, NSEC_PER_MSEC);
+}
+
+/* A resolution is in ns without a unit, as TWHEEL_IOC_SET_CONFIG takes it. */
+static int parse_resolution(const char *s, uint64_t *ns)
+{
+	return parse_time_unit(s, ns, 1);
+}
+
+static bool have_arg(const struct twctl *tw)
+{
+	return tw->pos < tw->argc;
+}
+
+/* Take the next word as @what, a TIME or an ID; EXIT_USAGE if it is not. */
+static int take(struct twctl *tw, const char *what, bool time, uint64_t *val)
+{
+	const char *s;
+
+	if (!have_arg(tw))
+		return usage_error(tw, "missing %s", what);
+	s = tw->argv[tw->pos++];
+	if (!(time ? parse_time(s, val) : parse_u64(s, val)))
+		return 0;
+	if (time)
+		return usage_error(tw, "%s '%s' is not a time (ms, or ending in ns, us, ms, s)",
+				   what, s);
+	return usage_error(tw, "%s '%s' is not a number from 0 to 2^64-1", what, s);
+}
+
+/* The next word, if it is a TIME: an optional argument. */
+static bool take_opt_time(struct twctl *tw, uint64_t *val)
+{
+	if (!have_arg(tw) || parse_time(tw->argv[tw->pos], val))
+		return false;
+	tw->pos++;
+	return true;
+}
+
+/* A start's options, before or among its ID, TIME and PERIOD. */
+static int parse_start_opt(struct twctl *tw, struct op_args *a)
+{
+	const char *o = tw->argv[tw->pos++];
+
+	if (!strcmp(o, "--abs"))
+		a->flags |= TWHEEL_TIMER_ABSTIME;
+	else if (!strcmp(o, "--replace"))
+		a->flags |= TWHEEL_TIMER_REPLACE;
+	else if (!strcmp(o, "--slack"))
+		return take(tw, "--slack TIME", true, &a->slack);
+	else if (!strcmp(o, "--interval") || !strcmp(o, "--period"))
+		return take(tw, "--interval TIME", true, &a->interval);
+	else
+		return usage_error(tw, "unknown option '%s'", o);
+	return 0;
+}
+
+static int parse_start_opts(struct twctl *tw, struct op_args *a)
+{
+	int ret = 0;
+
+	while (!ret && have_arg(tw) && !strncmp(tw->argv[tw->pos], "--", 2))
+		ret = parse_start_opt(tw, a);
+	return ret;
+}
+
+/* start [OPTIONS] ID TIME [PERIOD] */
+static int parse_start(struct twctl *tw, struct op_args *a)
+{
+	uint64_t period;
+	int ret;
+
+	memset(a, 0, sizeof(*a));
+	a->start = true;
+	ret = parse_start_opts(tw, a);
+	if (!ret)
+		ret = take(tw, "ID", false, &a->id);
+	if (!ret)
+		ret = parse_start_opts(tw, a);
+	if (!ret)
+		ret = take(tw, "TIME", true, &a->value);
+	if (!ret && take_opt_time(tw, &period)) {
+		if (a->interval && a->interval != period)
+			return usage_error(tw, "PERIOD '%s' and --interval disagree",
+					   tw->argv[tw->pos - 1]);
+		a->interval = period;
+	}
+	if (!ret)
+		ret = parse_start_opts(tw, a);
+	if (!ret && a->slack && a->interval)
+		return usage_error(tw, "--slack is for one-shot timers; this one is periodic");
+	return ret;
+}
+
+static int parse_stop(struct twctl *tw, struct op_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	return take(tw, "ID", false, &a->id);
+}
+
+static void print_started(const struct op_args *a)
+{
+	printf("started %llu due=%s%.3fms", (unsigned long long)a->id,
+	       a->flags & TWHEEL_TIMER_ABSTIME ? "@" : "+", rel_ms(a->value, 0));
+	if (a->interval)
+		printf(" period=%.3fms", rel_ms(a->interval, 0));
+	if (a->slack)
+		printf(" slack=%.3fms", rel_ms(a->slack, 0));
+	printf("%s\n", a->flags & TWHEEL_TIMER_REPLACE ? " (replace)" : "");
+}
+
+static const char *stopped_name(int result)
+{
+	return result == TWHEEL_STOPPED_PENDING ? "pending" :
+	       result == TWHEEL_STOPPED_EXPIRED ? "expired (event withdrawn)" :
+	       "unknown result";
 }
 
 static int cmd_start(struct twctl *tw)
 {
-	struct twheel_timer_spec spec = { 0 };
+	struct op_args a;
+	int ret = parse_start(tw, &a);
 
-	if (parse_u64(tw->argv[0], &spec.id) || parse_ms(tw->argv[1], &spec.value) ||
-	    (tw->argc > 2 && parse_ms(tw->argv[2], &spec.interval)))
-		return -1;
-	if (ioctl(tw->fd, TWHEEL_IOC_START, &spec))
-		return -1;
-	if (tw->argc > 2)
-		printf("started %llu due=+%s ms period=%s ms\n", spec.id, tw->argv[1], tw->argv[2]);
-	else
-		printf("started %llu due=+%s ms\n", spec.id, tw->argv[1]);
+	if (ret || tw->dry)
+		return ret;
+	ret = timingwheel_start(tw->fd, a.id, a.value, a.interval, a.slack, a.flags);
+	if (ret)
+		return op_error("start", a.id, ret);
+	print_started(&a);
 	return 0;
 }
 
 static int cmd_stop(struct twctl *tw)
 {
-	struct twheel_stop stop = { 0 };
-	int result;
+	struct op_args a;
+	int ret = parse_stop(tw, &a);
 
-	if (parse_u64(tw->argv[0], &stop.id))
-		return -1;
-	result = ioctl(tw->fd, TWHEEL_IOC_STOP, &stop);
-	if (result < 0)
-		return -1;
-	printf("stopped %llu: %s\n", stop.id,
-	       result == TWHEEL_STOPPED_PENDING ? "pending" :
-	       result == TWHEEL_STOPPED_EXPIRED ? "expired (event withdrawn)" : "unknown result");
+	if (ret || tw->dry)
+		return ret;
+	ret = timingwheel_stop(tw->fd, a.id);
+	if (ret < 0)
+		return op_error("stop", a.id, ret);
+	printf("stopped %llu: %s\n", (unsigned long long)a.id, stopped_name(ret));
 	return 0;
 }
 
 static int cmd_query(struct twctl *tw)
 {
-	struct twheel_query q = { 0 };
+	struct twheel_query q;
 	const char *state;
+	uint64_t id;
+	int ret = take(tw, "ID", false, &id);
 
-	if (parse_u64(tw->argv[0], &q.id) || ioctl(tw->fd, TWHEEL_IOC_QUERY, &q))
-		return -1;
+	if (ret || tw->dry)
+		return ret;
+	ret = timingwheel_query(tw->fd, id, &q);
+	if (ret)
+		return op_error("query", id, ret);
 	state = q.state == TWHEEL_STATE_PENDING ? "pending" :
 		q.state == TWHEEL_STATE_EXPIRED ? "expired" : "unknown";
 	printf("query %llu: state=%s due=%+.3fms remaining=%.3fms interval=%.3fms\n",
-	       q.id, state, rel_ms(q.due, now_ns(tw)), rel_ms(q.remaining, 0),
-	       rel_ms(q.interval, 0));
+	       q.id, state, rel_ms(q.due, timingwheel_now(tw->clockid)),
+	       rel_ms(q.remaining, 0), rel_ms(q.interval, 0));
 	return 0;
+}
+
+static void print_features(uint64_t features)
+{
+	static const struct { uint64_t bit; const char *name; } names[] = {
+		{ TWHEEL_FEATURE_SLACK, "slack" },
+		{ TWHEEL_FEATURE_TIMENS, "timens" },
+		{ TWHEEL_FEATURE_BOOTTIME, "boottime" },
+	};
+	const char *sep = "";
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		if (!(features & names[i].bit))
+			continue;
+		printf("%s%s", sep, names[i].name);
+		sep = ",";
+		features &= ~names[i].bit;
+	}
+	if (features)
+		printf("%s0x%llx", sep, (unsigned long long)features);
+	else if (!*sep)
+		printf("none");
 }
 
 static int cmd_info(struct twctl *tw)
 {
 	struct twheel_info info;
+	int ret;
 
-	if (ioctl(tw->fd, TWHEEL_IOC_GET_INFO, &info))
-		return -1;
-	printf("info: clock=%s resolution_ns=%llu range_ns=%llu max_timers=%llu\n",
+	if (tw->dry)
+		return 0;
+	ret = timingwheel_info(tw->fd, &info);
+	if (ret)
+		return op_error("info on fd", tw->fd, ret);
+	printf("info: abi_version=%u features=", info.abi_version);
+	print_features(info.features);
+	printf("\ninfo: clock=%s resolution_ns=%llu range_ns=%llu max_timers=%llu\n",
 	       clock_name(info.clockid), info.resolution_ns, info.range_ns, info.max_timers);
+	printf("info: user_timers=%llu max_user_timers=%llu wakeups=%llu\n",
+	       info.user_timers, info.max_user_timers, info.wakeups);
 	printf("info: pending=%llu queued=%llu fired=%llu cascades=%llu ",
 	       info.pending, info.queued, info.fired, info.cascades);
 	if (info.next_expiry)
@@ -164,17 +382,216 @@ static int cmd_info(struct twctl *tw)
 	return 0;
 }
 
+static int parse_clock(struct twctl *tw, const char *s, clockid_t *clockid)
+{
+	if (!strcmp(s, "monotonic"))
+		*clockid = CLOCK_MONOTONIC;
+	else if (!strcmp(s, "boottime"))
+		*clockid = CLOCK_BOOTTIME;
+	else
+		return usage_error(tw, "clock '%s' is neither monotonic nor boottime", s);
+	return 0;
+}
+
+static int do_config(struct twctl *tw, clockid_t clockid, uint64_t res)
+{
+	int ret = timingwheel_config(tw->fd, clockid, res);
+
+	if (ret) {
+		fflush(stdout);
+		fprintf(stderr, "twctl: config clock=%s resolution_ns=%llu: %s\n",
+			clock_name(clockid), (unsigned long long)res,
+			timingwheel_strerror(ret));
+		return 1;
+	}
+	tw->clockid = clockid;
+	printf("config: clock=%s resolution_ns=%llu%s\n", clock_name(clockid),
+	       (unsigned long long)res, res ? "" : " (unchanged)");
+	return 0;
+}
+
+/* config monotonic|boottime [RESOLUTION] */
+static int cmd_config(struct twctl *tw)
+{
+	clockid_t clockid = CLOCK_MONOTONIC;
+	uint64_t res = 0;
+	int ret;
+
+	if (!have_arg(tw))
+		return usage_error(tw, "missing CLOCK");
+	ret = parse_clock(tw, tw->argv[tw->pos++], &clockid);
+	if (ret)
+		return ret;
+	if (have_arg(tw) && !parse_resolution(tw->argv[tw->pos], &res))
+		tw->pos++;
+	return tw->dry ? 0 : do_config(tw, clockid, res);
+}
+
+/* One batch entry, "start ..." or "stop ID", into @a. */
+static int parse_entry(struct twctl *tw, struct op_args *a)
+{
+	const char *op = tw->argv[tw->pos++];
+
+	if (!strcmp(op, "start"))
+		return parse_start(tw, a);
+	if (!strcmp(op, "stop"))
+		return parse_stop(tw, a);
+	return usage_error(tw, "entry '%s' is neither start nor stop (end the batch with 'end')",
+			   op);
+}
+
+static int queue_entry(struct timingwheel_batch *b, const struct op_args *a)
+{
+	if (a->start)
+		return timingwheel_batch_start(b, a->id, a->value, a->interval,
+					       a->slack, a->flags);
+	return timingwheel_batch_stop(b, a->id);
+}
+
+/* Grow @b's storage as the entries come: twctl's batches have no limit. */
+static int batch_add(struct timingwheel_batch *b, const struct op_args *a)
+{
+	struct twheel_op *ops;
+	unsigned int cap;
+
+	if (b->count == b->cap) {
+		cap = b->cap ? 2 * b->cap : 64;
+		ops = realloc(b->ops, cap * sizeof(*ops));
+		if (!ops)
+			return -ENOMEM;
+		b->ops = ops;
+		b->cap = cap;
+	}
+	return queue_entry(b, a);
+}
+
+static void print_results(const struct timingwheel_batch *b)
+{
+	const struct twheel_op *op;
+	unsigned int i;
+
+	for (i = 0; i < b->count; i++) {
+		op = &b->ops[i];
+		printf("batch %u: %s %llu: ", i, op->op == TWHEEL_OP_START ? "start" : "stop",
+		       op->id);
+		if (op->result == TIMINGWHEEL_RESULT_NONE)
+			printf("not applied\n");
+		else if (op->result < 0)
+			printf("%s\n", timingwheel_strerror(op->result));
+		else
+			printf("%s\n", op->op == TWHEEL_OP_START ? "started" :
+			       stopped_name(op->result));
+	}
+}
+
+static int submit(struct timingwheel_batch *b)
+{
+	unsigned int i, failed = 0;
+	int ret = timingwheel_batch_submit(b);
+
+	if (ret < 0)
+		return op_error("batch of", b->count, ret);
+	print_results(b);
+	for (i = 0; i < b->count; i++)
+		failed += b->ops[i].result < 0;
+	printf("batch: %d of %u entries applied, %u failed\n", ret, b->count, failed);
+	return (unsigned int)ret < b->count || failed ? 1 : 0;
+}
+
+/* The words of one stdin line, as a command line of their own. */
+static int split_line(char *line, char **words, int max)
+{
+	int n = 0;
+	char *w;
+
+	for (w = strtok(line, " \t\n"); w && n < max; w = strtok(NULL, " \t\n"))
+		words[n++] = w;
+	return w ? -1 : n;
+}
+
+/* Entries from stdin, one a line; # starts a comment. */
+static int batch_stdin(struct twctl *tw, struct timingwheel_batch *b)
+{
+	struct twctl sub = { .cmd = tw->cmd };
+	char line[512], *words[16];
+	struct op_args a;
+	int n, ret, lineno = 0;
+
+	while (fgets(line, sizeof(line), stdin)) {
+		lineno++;
+		*strchrnul(line, '#') = 0;
+		n = split_line(line, words, ARRAY_SIZE(words));
+		if (!n)
+			continue;
+		if (n < 0)
+			return usage_error(tw, "stdin line %d: too many words", lineno);
+		sub.argv = words;
+		sub.argc = n;
+		sub.pos = 0;
+		ret = parse_entry(&sub, &a);
+		if (!ret && sub.pos < n)
+			ret = usage_error(tw, "stdin line %d: '%s' after the entry",
+					  lineno, words[sub.pos]);
+		if (!ret && batch_add(b, &a))
+			return op_error("batch entry", lineno, -ENOMEM);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int batch_args(struct twctl *tw, struct timingwheel_batch *b)
+{
+	struct op_args a;
+	int ret;
+
+	while (have_arg(tw)) {
+		if (!strcmp(tw->argv[tw->pos], "end")) {
+			tw->pos++;
+			break;
+		}
+		ret = parse_entry(tw, &a);
+		if (ret)
+			return ret;
+		if (!tw->dry && batch_add(b, &a))
+			return op_error("batch entry", b->count, -ENOMEM);
+	}
+	return 0;
+}
+
+/* batch ENTRY... [end] | batch - */
+static int cmd_batch(struct twctl *tw)
+{
+	struct timingwheel_batch b;
+	int ret;
+
+	if (!have_arg(tw))
+		return usage_error(tw, "missing entries ('-' reads them from stdin)");
+	timingwheel_batch_init(&b, tw->fd, NULL, 0);
+	if (!strcmp(tw->argv[tw->pos], "-")) {
+		tw->pos++;
+		ret = tw->dry ? 0 : batch_stdin(tw, &b);
+	} else {
+		ret = batch_args(tw, &b);
+	}
+	if (!ret && !tw->dry)
+		ret = submit(&b);
+	free(b.ops);
+	return ret;
+}
+
 struct watch_stats {
-	__u64		count;
-	__u64		early;
-	__s64		min_ns;
-	__s64		max_ns;
-	__s64		sum_ns;
+	uint64_t	count;
+	uint64_t	early;
+	int64_t		min_ns;
+	int64_t		max_ns;
+	int64_t		sum_ns;
 };
 
-static void watch_event(struct watch_stats *st, const struct twheel_event *ev, __u64 start)
+static void print_event(struct watch_stats *st, const struct twheel_event *ev,
+			uint64_t start)
 {
-	__s64 late = (__s64)(ev->fired - ev->due);
+	int64_t late = (int64_t)(ev->fired - ev->due);
 
 	printf("event id=%llu due=%+.3fms fired=%+.3fms late=%.1fus overrun=%llu periodic=%d\n",
 	       ev->id, rel_ms(ev->due, start), rel_ms(ev->fired, start), late / 1000.0,
@@ -188,87 +605,121 @@ static void watch_event(struct watch_stats *st, const struct twheel_event *ev, _
 	st->count++;
 }
 
-/* Wait for events until @deadline (0: forever); return >0, 0 on timeout, -1. */
-static int watch_wait(struct twctl *tw, int epfd, __u64 deadline)
+/* Read up to @max events that wait; return how many, or -errno. */
+static int read_events(struct twctl *tw, struct watch_stats *st, uint64_t max,
+		       uint64_t start)
+{
+	struct twheel_event ev[EVENT_BUF];
+	ssize_t n, i;
+
+	n = timingwheel_read(tw->fd, ev, max > EVENT_BUF ? EVENT_BUF : max);
+	if (n == -EAGAIN || n == -EINTR)
+		return 0;
+	for (i = 0; i < n; i++)
+		print_event(st, &ev[i], start);
+	return n;
+}
+
+/* read [MAX]: the events waiting now, without waiting for more. */
+static int cmd_read(struct twctl *tw)
+{
+	struct watch_stats st = { 0 };
+	uint64_t max = UINT64_MAX;
+	int ret = 0;
+
+	if (have_arg(tw) && isdigit((unsigned char)*tw->argv[tw->pos]))
+		ret = take(tw, "MAX", false, &max);
+	if (ret || tw->dry)
+		return ret;
+	while (st.count < max) {
+		ret = read_events(tw, &st, max - st.count, timingwheel_now(tw->clockid));
+		if (ret <= 0)
+			break;
+	}
+	if (ret < 0)
+		return op_error("read on fd", tw->fd, ret);
+	printf("read: events=%llu\n", (unsigned long long)st.count);
+	return 0;
+}
+
+/* Wait for events until @deadline (0: forever); return >0, 0 on timeout, -errno. */
+static int watch_wait(struct twctl *tw, int epfd, uint64_t deadline)
 {
 	struct epoll_event ee;
-	__u64 now, left;
+	uint64_t now, left;
 	int ms = -1, ret;
 
 	for (;;) {
 		if (deadline) {
-			now = now_ns(tw);
+			now = timingwheel_now(tw->clockid);
 			if (now >= deadline)
 				return 0;
 			left = (deadline - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC;
 			ms = left > 60000 ? 60000 : left;
 		}
 		ret = epoll_wait(epfd, &ee, 1, ms);
-		if (ret > 0 || (ret < 0 && errno != EINTR))
+		if (ret > 0)
 			return ret;
+		if (ret < 0 && errno != EINTR)
+			return -errno;
 	}
 }
 
-/* Read up to @max events; return how many, or -1. */
-static int watch_read(struct twctl *tw, struct watch_stats *st, __u64 max, __u64 start)
+static void watch_summary(const struct watch_stats *st, uint64_t want)
 {
-	struct twheel_event ev[EVENT_BUF];
-	ssize_t n;
-	int i;
-
-	if (max > EVENT_BUF)
-		max = EVENT_BUF;
-	n = read(tw->fd, ev, max * sizeof(ev[0]));
-	if (n < 0)
-		return errno == EAGAIN || errno == EINTR ? 0 : -1;
-	if (n % sizeof(ev[0])) {
-		errno = EIO;
-		return -1;
-	}
-	for (i = 0; i < n / (ssize_t)sizeof(ev[0]); i++)
-		watch_event(st, &ev[i], start);
-	return i;
-}
-
-static void watch_summary(const struct watch_stats *st, __u64 want)
-{
-	printf("watch: events=%llu/%llu%s", st->count, want, st->count < want ? " (timeout)" : "");
+	printf("watch: events=%llu/%llu%s", (unsigned long long)st->count,
+	       (unsigned long long)want, st->count < want ? " (timeout)" : "");
 	if (st->count)
 		printf(" late_us min=%.1f avg=%.1f max=%.1f", st->min_ns / 1000.0,
 		       (double)st->sum_ns / st->count / 1000.0, st->max_ns / 1000.0);
-	printf(" early=%llu\n", st->early);
+	printf(" early=%llu\n", (unsigned long long)st->early);
 }
 
+static int watch_loop(struct twctl *tw, int epfd, uint64_t want, uint64_t deadline,
+		      struct watch_stats *st, uint64_t start)
+{
+	int ret = 0;
+
+	while (st->count < want) {
+		ret = watch_wait(tw, epfd, deadline);
+		if (ret <= 0)
+			break;
+		ret = read_events(tw, st, want - st->count, start);
+		if (ret < 0)
+			break;
+	}
+	return ret < 0 ? ret : 0;
+}
+
+/* watch COUNT [TIMEOUT]: wait, with epoll, for COUNT events. */
 static int cmd_watch(struct twctl *tw)
 {
 	struct epoll_event ee = { .events = EPOLLIN };
 	struct watch_stats st = { 0 };
-	__u64 want, timeout = 0, start, deadline = 0;
-	int epfd, ret = 0;
+	uint64_t want, timeout = 0, start, deadline = 0;
+	bool timed;
+	int epfd, ret;
 
-	if (parse_u64(tw->argv[0], &want) || (tw->argc > 1 && parse_ms(tw->argv[1], &timeout)))
-		return -1;
+	ret = take(tw, "COUNT", false, &want);
+	timed = !ret && take_opt_time(tw, &timeout);
+	if (ret || tw->dry)
+		return ret;
 	epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (epfd < 0 || epoll_ctl(epfd, EPOLL_CTL_ADD, tw->fd, &ee))
-		return -1;
-	start = now_ns(tw);
-	if (tw->argc > 1)
+		return op_error("epoll on fd", tw->fd, -errno);
+	start = timingwheel_now(tw->clockid);
+	if (timed)
 		deadline = start + timeout;
-	printf("watch: start_ns=%llu clock=%s\n", start, clock_name(tw->clockid));
-	while (st.count < want) {
-		ret = watch_wait(tw, epfd, deadline);
-		if (ret <= 0)
-			break;
-		ret = watch_read(tw, &st, want - st.count, start);
-		if (ret < 0)
-			break;
-	}
+	printf("watch: start_ns=%llu clock=%s\n", (unsigned long long)start,
+	       clock_name(tw->clockid));
+	ret = watch_loop(tw, epfd, want, deadline, &st, start);
 	close(epfd);
 	if (ret < 0)
-		return -1;
+		return op_error("read on fd", tw->fd, ret);
 	watch_summary(&st, want);
 	if (st.early) {
-		fprintf(stderr, "twctl: watch: %llu events fired early\n", st.early);
+		fprintf(stderr, "twctl: watch: %llu events fired early\n",
+			(unsigned long long)st.early);
 		return 1;
 	}
 	return 0;
@@ -277,15 +728,16 @@ static int cmd_watch(struct twctl *tw)
 static int cmd_sleep(struct twctl *tw)
 {
 	struct timespec ts;
-	__u64 ns;
+	uint64_t ns;
+	int ret = take(tw, "TIME", true, &ns);
 
-	if (parse_ms(tw->argv[0], &ns))
-		return -1;
+	if (ret || tw->dry)
+		return ret;
 	ts.tv_sec = ns / 1000000000ULL;
 	ts.tv_nsec = ns % 1000000000ULL;
 	while (nanosleep(&ts, &ts))
 		if (errno != EINTR)
-			return -1;
+			return op_error("sleep", ns, -errno);
 	return 0;
 }
 
@@ -295,10 +747,12 @@ static int cmd_fdinfo(struct twctl *tw)
 	size_t n;
 	FILE *f;
 
+	if (tw->dry)
+		return 0;
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", tw->fd);
 	f = fopen(path, "r");
 	if (!f)
-		return -1;
+		return op_error("fdinfo of fd", tw->fd, -errno);
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
 		fwrite(buf, 1, n, stdout);
 	fclose(f);
@@ -306,105 +760,122 @@ static int cmd_fdinfo(struct twctl *tw)
 }
 
 static const struct cmd cmds[] = {
-	{ "start",	2, 1, cmd_start },
-	{ "stop",	1, 0, cmd_stop },
-	{ "query",	1, 0, cmd_query },
-	{ "info",	0, 0, cmd_info },
-	{ "watch",	1, 1, cmd_watch },
-	{ "sleep",	1, 0, cmd_sleep },
-	{ "fdinfo",	0, 0, cmd_fdinfo },
+	{ "start", "[--abs] [--replace] [--slack TIME] [--interval TIME] ID TIME [PERIOD]",
+	  "start a timer TIME from now (--abs: at TIME on the clock); periodic with\n"
+	  "      PERIOD or --interval; --replace re-arms an existing ID; --slack lets a\n"
+	  "      one-shot fire up to that much later", cmd_start },
+	{ "stop", "ID", "stop a timer", cmd_stop },
+	{ "query", "ID", "print a timer's state", cmd_query },
+	{ "info", "", "print the ABI version, features, settings and counters", cmd_info },
+	{ "config", "monotonic|boottime [RESOLUTION]",
+	  "choose the clock and resolution; only before the first start", cmd_config },
+	{ "batch", "ENTRY... [end] | batch -",
+	  "apply entries ('start ...' or 'stop ID', as the commands) in one\n"
+	  "      submission; '-' reads them from stdin, one a line", cmd_batch },
+	{ "read", "[MAX]", "read the events waiting now (at most MAX)", cmd_read },
+	{ "watch", "COUNT [TIMEOUT]", "wait for COUNT events with epoll (or until TIMEOUT)",
+	  cmd_watch },
+	{ "sleep", "TIME", "sleep", cmd_sleep },
+	{ "fdinfo", "", "print /proc/self/fdinfo of the device's file", cmd_fdinfo },
 };
+
+static const size_t ncmds = ARRAY_SIZE(cmds);
 
 static const struct cmd *find_cmd(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(cmds); i++)
+	for (i = 0; i < ncmds; i++)
 		if (!strcmp(cmds[i].name, name))
 			return &cmds[i];
 	return NULL;
 }
 
-/* Print "twctl: WORDS...: strerror(errno)" for a failed command. */
-static void report(char **words, int n)
+/* Check the syntax of all commands (@tw->dry) or run them; the exit code. */
+static int run_commands(struct twctl *tw)
 {
-	int err = errno, i;
+	const char *name;
+	int ret;
 
-	fflush(stdout);
-	fprintf(stderr, "twctl:");
-	for (i = 0; i < n; i++)
-		fprintf(stderr, " %s", words[i]);
-	fprintf(stderr, ": %s\n", strerror(err));
+	tw->pos = 0;
+	while (have_arg(tw)) {
+		name = tw->argv[tw->pos++];
+		tw->cmd = find_cmd(name);
+		if (!tw->cmd)
+			return usage_error(tw, "unknown command '%s' (twctl --help lists them)",
+					   name);
+		ret = tw->cmd->run(tw);
+		fflush(stdout);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
-/* Check the syntax of all commands (@tw NULL) or run them; return the exit code. */
-static int run_commands(struct twctl *tw, char **argv, int argc)
+/* help [COMMAND] */
+static int help(int argc, char **argv)
 {
-	const struct cmd *c;
-	int i, n, ret;
-	__u64 ns;
+	const struct cmd *c = argc > 1 ? find_cmd(argv[1]) : NULL;
 
-	for (i = 0; i < argc; i += 1 + n) {
-		c = find_cmd(argv[i]);
-		if (!c || i + c->nargs >= argc) {
-			fprintf(stderr, "twctl: %s '%s'\n",
-				c ? "missing arguments to" : "unknown command", argv[i]);
-			return 2;
-		}
-		/* Optional arguments are numbers; no command name is one. */
-		for (n = c->nargs; n < c->nargs + c->nopt && i + 1 + n < argc; n++)
-			if (parse_ms(argv[i + 1 + n], &ns))
-				break;
-		if (!tw)
+	if (!c) {
+		print_usage(stdout);
+		return argc > 1 ? EXIT_USAGE : 0;
+	}
+	print_cmd_usage(stdout, c);
+	printf("      %s\n", c->help);
+	return 0;
+}
+
+static int parse_options(int argc, char **argv, struct twctl *tw, uint64_t *res)
+{
+	int opt;
+
+	while ((opt = getopt(argc, argv, "+r:c:h")) != -1) {
+		if (opt == 'r' && !parse_resolution(optarg, res) && *res)
 			continue;
-		tw->argv = argv + i + 1;
-		tw->argc = n;
-		ret = c->run(tw);
-		fflush(stdout);
-		if (ret < 0)
-			report(argv + i, 1 + n);
-		if (ret)
-			return 1;
+		if (opt == 'c' && !parse_clock(tw, optarg, &tw->clockid))
+			continue;
+		if (opt == 'h') {
+			print_usage(stdout);
+			exit(0);
+		}
+		if (opt == 'r')
+			usage_error(tw, "-r '%s' is not a resolution (ns, or a TIME with a unit)",
+				    optarg);
+		if (opt == '?')
+			print_usage(stderr);
+		return EXIT_USAGE;
 	}
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	struct twctl tw = { .fd = -1, .clockid = CLOCK_MONOTONIC };
-	struct twheel_config cfg = { .clockid = CLOCK_MONOTONIC };
-	const char *dev = "/dev/timingwheel";
-	bool set_config = false;
-	int opt;
+	struct twctl tw = { .fd = -1, .clockid = CLOCK_MONOTONIC, .dry = true };
+	uint64_t res = 0;
+	int ret;
 
-	while ((opt = getopt(argc, argv, "+d:r:c:h")) != -1) {
-		if (opt == 'd') {
-			dev = optarg;
-		} else if (opt == 'r' && !parse_u64(optarg, &cfg.resolution_ns)) {
-			set_config = true;
-		} else if (opt == 'c' && (!strcmp(optarg, "monotonic") ||
-					  !strcmp(optarg, "boottime"))) {
-			cfg.clockid = optarg[0] == 'b' ? CLOCK_BOOTTIME : CLOCK_MONOTONIC;
-			set_config = true;
-		} else {
-			print_usage(opt == 'h' ? stdout : stderr);
-			return opt == 'h' ? 0 : 2;
-		}
-	}
-	if (optind >= argc || run_commands(NULL, argv + optind, argc - optind)) {
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "help")))
+		return help(argc - 1, argv + 1);
+	ret = parse_options(argc, argv, &tw, &res);
+	if (ret)
+		return ret;
+	tw.argv = argv + optind;
+	tw.argc = argc - optind;
+	if (!tw.argc) {
 		print_usage(stderr);
-		return 2;
+		return EXIT_USAGE;
 	}
-	tw.clockid = cfg.clockid;
-	tw.fd = open(dev, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	ret = run_commands(&tw);
+	if (ret)
+		return ret;
+	tw.dry = false;
+	tw.fd = timingwheel_open(tw.clockid, res, O_NONBLOCK | O_CLOEXEC);
 	if (tw.fd < 0) {
-		fprintf(stderr, "twctl: open %s: %s\n", dev, strerror(errno));
+		fprintf(stderr, "twctl: open %s clock=%s resolution_ns=%llu: %s\n",
+			TIMINGWHEEL_DEVICE, clock_name(tw.clockid), (unsigned long long)res,
+			timingwheel_strerror(tw.fd));
 		return 1;
 	}
-	if (set_config && ioctl(tw.fd, TWHEEL_IOC_SET_CONFIG, &cfg)) {
-		fprintf(stderr, "twctl: set config clock=%s resolution_ns=%llu: %s\n",
-			clock_name(cfg.clockid), cfg.resolution_ns, strerror(errno));
-		return 1;
-	}
-	return run_commands(&tw, argv + optind, argc - optind);
+	return run_commands(&tw);
 }

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * timingwheel_strerror(): what each errno of /dev/timingwheel means
+ * (Documentation/timingwheel/uapi.rst), rather than libc's generic text.
+ */
+#include <errno.h>
+
+#include "libtimingwheel.h"
+
+#define TW_EXPORT	__attribute__((visibility("default")))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+static const char *const tw_errors[] = {
+	[EPERM]		= "operation not permitted",
+	[ENOENT]	= "no such timer (stopped, or its last event read); from open: no device",
+	[EINTR]		= "interrupted by a signal; a batch applied the entries before it",
+	[EIO]		= "the device returned a partial event record",
+	[EBADF]		= "not an open file descriptor",
+	[EAGAIN]	= "no event waiting on a non-blocking file",
+	[ENOMEM]	= "out of memory, or the memory cgroup is at its limit",
+	[EACCES]	= "permission denied opening the device",
+	[EFAULT]	= "a bad pointer was passed to the device",
+	[EBUSY]		= "its event is being read now (retry); or config after the first timer",
+	[EEXIST]	= "the timer id is in use; TWHEEL_TIMER_REPLACE re-arms it",
+	[ENODEV]	= "the timingwheel device is not available",
+	[EINVAL]	= "unknown flag or op, reserved field set, bad clock, resolution, interval",
+	[EMFILE]	= "too many open files: the user's max_user_files, or the process's limit",
+	[ENOTTY]	= "not a timingwheel file, or an ioctl this module does not know",
+	[ENOSPC]	= "timer limit: the file's max_timers or the user's max_user_timers",
+	[ERANGE]	= "the expiry is beyond the wheel's range (range_ns)",
+};
+
+TW_EXPORT const char *timingwheel_strerror(int err)
+{
+	/* Unsigned, so that INT_MIN has an absolute value too. */
+	unsigned int e = err < 0 ? 0U - (unsigned int)err : (unsigned int)err;
+
+	if (!e)
+		return "success";
+	if (e < ARRAY_SIZE(tw_errors) && tw_errors[e])
+		return tw_errors[e];
+	return "unknown error";
+}

@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tw_libtest: every function of libtimingwheel against the real module, run
+ * as root inside a test guest.  It uses <libtimingwheel.h> and libc only.
+ * Each case prints "ok N name" or "not ok N name"; the last line is
+ * "TW-LIBTEST-SUMMARY passed=P failed=F", and the exit status is 0 only if
+ * every case passed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libtimingwheel.h>
+
+#define MS		1000000ULL
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+/* How late a TCG guest may fire a timer, beyond its slack and tick. */
+#define LATE_NS		(200 * MS)
+/* More entries than one TWHEEL_IOC_BATCH call takes: two calls. */
+#define BIG_BATCH	(TWHEEL_BATCH_MAX + 100)
+
+static int failing;
+
+#define CHECK(cond, fmt, ...) do {					\
+	if (!(cond)) {							\
+		printf("# %s:%d: %s: " fmt "\n", __FILE__, __LINE__,	\
+		       #cond, ##__VA_ARGS__);				\
+		failing = 1;					\
+	}								\
+} while (0)
+
+/* CHECK_RET: @call returns @want; else print what it returned and means. */
+#define CHECK_RET(call, want) do {					\
+	long long __r = (call), __w = (want);				\
+	CHECK(__r == __w, "got %lld (%s), want %lld", __r,		\
+	      __r < 0 ? timingwheel_strerror(__r) : "", __w);		\
+} while (0)
+
+static struct twheel_op big_ops[BIG_BATCH];
+
+static int open_nb(void)
+{
+	int fd = timingwheel_open(0, 0, O_NONBLOCK | O_CLOEXEC);
+
+	CHECK(fd >= 0, "open: %s", timingwheel_strerror(fd));
+	return fd;
+}
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * MS };
+
+	while (nanosleep(&ts, &ts))
+		;
+}
+
+static void test_open(void)
+{
+	struct twheel_info info;
+	int fd;
+
+	CHECK_RET(timingwheel_open(0, 0, O_APPEND), -EINVAL);
+	CHECK_RET(timingwheel_open(CLOCK_TAI, 0, 0), -EINVAL);
+	CHECK_RET(timingwheel_open(0, 5, 0), -EINVAL);
+	fd = timingwheel_open(CLOCK_BOOTTIME, 100000, O_CLOEXEC);
+	CHECK(fd >= 0, "%s", timingwheel_strerror(fd));
+	if (fd < 0)
+		return;
+	CHECK_RET(timingwheel_info(fd, &info), 0);
+	CHECK(info.clockid == CLOCK_BOOTTIME, "clockid %u", info.clockid);
+	CHECK(info.resolution_ns == 100000, "resolution %llu", info.resolution_ns);
+	CHECK(fcntl(fd, F_GETFD) & FD_CLOEXEC, "no FD_CLOEXEC");
+	CHECK(!(fcntl(fd, F_GETFL) & O_NONBLOCK), "O_NONBLOCK set");
+	close(fd);
+	fd = open_nb();
+	CHECK(fcntl(fd, F_GETFL) & O_NONBLOCK, "no O_NONBLOCK");
+	CHECK_RET(timingwheel_info(fd, &info), 0);
+	CHECK(info.clockid == CLOCK_MONOTONIC, "clockid %u", info.clockid);
+	close(fd);
+}
+
+static void test_config(void)
+{
+	struct twheel_info info;
+	int fd = open_nb();
+
+	CHECK_RET(timingwheel_config(fd, CLOCK_BOOTTIME, 0), 0);
+	CHECK_RET(timingwheel_config(fd, 0, 250000), 0);
+	CHECK_RET(timingwheel_info(fd, &info), 0);
+	CHECK(info.clockid == CLOCK_MONOTONIC && info.resolution_ns == 250000,
+	      "clockid %u resolution %llu", info.clockid, info.resolution_ns);
+	CHECK_RET(timingwheel_config(fd, CLOCK_REALTIME + 100, 0), -EINVAL);
+	CHECK_RET(timingwheel_start_after(fd, 1, 1000 * MS), 0);
+	CHECK_RET(timingwheel_config(fd, CLOCK_BOOTTIME, 0), -EBUSY);
+	CHECK(strstr(timingwheel_strerror(-EBUSY), "first timer"), "EBUSY text");
+	close(fd);
+}
+
+static void test_info(void)
+{
+	struct twheel_info info;
+	int fd = open_nb();
+
+	CHECK_RET(timingwheel_info(fd, &info), 0);
+	CHECK(info.abi_version == TWHEEL_ABI_VERSION, "abi %u", info.abi_version);
+	CHECK(info.now && info.now <= timingwheel_now(CLOCK_MONOTONIC), "now");
+	CHECK_RET(timingwheel_has_feature(fd, TWHEEL_FEATURE_SLACK), 1);
+	CHECK_RET(timingwheel_has_feature(fd, TWHEEL_FEATURE_SLACK |
+					  TWHEEL_FEATURE_BOOTTIME), 1);
+	CHECK_RET(timingwheel_has_feature(fd, 1ULL << 63), 0);
+	CHECK_RET(timingwheel_has_feature(fd, TWHEEL_FEATURE_SLACK | 1ULL << 63), 0);
+	CHECK_RET(timingwheel_has_feature(fd, 0), -EINVAL);
+	close(fd);
+	CHECK_RET(timingwheel_info(fd, &info), -EBADF);
+	CHECK_RET(timingwheel_has_feature(fd, TWHEEL_FEATURE_SLACK), -EBADF);
+	CHECK_RET(timingwheel_info(STDIN_FILENO, &info), -ENOTTY);
+}
+
+static void test_start_stop_query(void)
+{
+	struct twheel_query q;
+	int fd = open_nb();
+
+	CHECK_RET(timingwheel_start(fd, 1, 10000 * MS, 0, 0, 0), 0);
+	CHECK_RET(timingwheel_start(fd, 1, 10000 * MS, 0, 0, 0), -EEXIST);
+	CHECK(strstr(timingwheel_strerror(-EEXIST), "REPLACE"), "EEXIST text");
+	CHECK_RET(timingwheel_start(fd, 1, 20000 * MS, 0, 0, TWHEEL_TIMER_REPLACE), 0);
+	CHECK_RET(timingwheel_query(fd, 1, &q), 0);
+	CHECK(q.id == 1 && q.state == TWHEEL_STATE_PENDING, "state %u", q.state);
+	CHECK(q.remaining > 10000 * MS && q.remaining <= 20001 * MS, "remaining %llu",
+	      q.remaining);
+	CHECK(q.interval == 0, "interval %llu", q.interval);
+	CHECK_RET(timingwheel_start(fd, 2, 1000 * MS, 1000 * MS, 0, 0), 0);
+	CHECK_RET(timingwheel_query(fd, 2, &q), 0);
+	CHECK(q.interval == 1000 * MS, "interval %llu", q.interval);
+	CHECK_RET(timingwheel_stop(fd, 1), TWHEEL_STOPPED_PENDING);
+	CHECK_RET(timingwheel_stop(fd, 1), -ENOENT);
+	CHECK_RET(timingwheel_query(fd, 1, &q), -ENOENT);
+	CHECK_RET(timingwheel_stop(fd, 2), TWHEEL_STOPPED_PENDING);
+	/* Periodic timers take no slack; periods are whole ticks. */
+	CHECK_RET(timingwheel_start(fd, 3, MS, MS, MS, 0), -EINVAL);
+	CHECK_RET(timingwheel_start(fd, 3, MS, 1, 0, 0), -EINVAL);
+	CHECK_RET(timingwheel_start(fd, 3, MS, 0, 0, 1U << 31), -EINVAL);
+	close(fd);
+}
+
+static void test_errors(void)
+{
+	struct twheel_info info;
+	int fd = open_nb();
+
+	CHECK_RET(timingwheel_info(fd, &info), 0);
+	CHECK_RET(timingwheel_start(fd, 1, info.range_ns + 1000 * MS, 0, 0, 0),
+		  -ERANGE);
+	CHECK(strstr(timingwheel_strerror(ERANGE), "range"), "ERANGE text");
+	CHECK(strstr(timingwheel_strerror(-ENOSPC), "limit"), "ENOSPC text");
+	CHECK(strstr(timingwheel_strerror(-EBUSY), "being read"), "EBUSY text");
+	CHECK(!strcmp(timingwheel_strerror(ENOENT), timingwheel_strerror(-ENOENT)),
+	      "sign");
+	CHECK(!strcmp(timingwheel_strerror(0), "success"), "0");
+	CHECK(!strcmp(timingwheel_strerror(100000), "unknown error"), "unknown");
+	CHECK(!strcmp(timingwheel_strerror(TIMINGWHEEL_RESULT_NONE), "unknown error"),
+	      "INT32_MIN");
+	close(fd);
+}
+
+static void test_read(void)
+{
+	struct twheel_event ev[8];
+	int fd = open_nb(), i;
+	uint64_t t0 = timingwheel_now(CLOCK_MONOTONIC);
+
+	CHECK_RET(timingwheel_read(fd, ev, 8), -EAGAIN);
+	CHECK(strstr(timingwheel_strerror(-EAGAIN), "no event"), "EAGAIN text");
+	CHECK_RET(timingwheel_read(fd, ev, 0), -EINVAL);
+	for (i = 0; i < 10; i++)
+		CHECK_RET(timingwheel_start_after(fd, 100 + i, 5 * MS), 0);
+	sleep_ms(100);
+	/* Ten events through a buffer of four: 4, 4, 2. */
+	CHECK_RET(timingwheel_read(fd, ev, 4), 4);
+	CHECK_RET(timingwheel_read(fd, ev, 4), 4);
+	CHECK_RET(timingwheel_read(fd, ev, 4), 2);
+	CHECK(ev[0].id >= 100 && ev[0].id < 110, "id %llu", ev[0].id);
+	CHECK(ev[0].due >= t0 + 5 * MS && ev[0].fired >= ev[0].due, "times");
+	CHECK_RET(timingwheel_read(fd, ev, 4), -EAGAIN);
+	/* An expired timer stopped: its event is withdrawn. */
+	CHECK_RET(timingwheel_start_after(fd, 7, MS), 0);
+	sleep_ms(50);
+	CHECK_RET(timingwheel_stop(fd, 7), TWHEEL_STOPPED_EXPIRED);
+	CHECK_RET(timingwheel_read(fd, ev, 8), -EAGAIN);
+	close(fd);
+}
+
+/* A blocking read waits for the event, and not past it by much. */
+static void test_read_blocking(void)
+{
+	struct twheel_event ev;
+	int fd = timingwheel_open(0, 0, 0);
+	uint64_t t0;
+
+	CHECK(fd >= 0, "%s", timingwheel_strerror(fd));
+	t0 = timingwheel_now(CLOCK_MONOTONIC);
+	CHECK_RET(timingwheel_start(fd, 9, t0 + 30 * MS, 0, 0, TWHEEL_TIMER_ABSTIME), 0);
+	CHECK_RET(timingwheel_read(fd, &ev, 1), 1);
+	CHECK(ev.id == 9 && ev.due >= t0 + 30 * MS, "id %llu", ev.id);
+	CHECK(timingwheel_now(CLOCK_MONOTONIC) >= t0 + 30 * MS, "woke early");
+	close(fd);
+}
+
+/* With slack, the timer fires in [asked, asked + slack + tick], never before. */
+static void test_slack(void)
+{
+	const uint64_t slack = 20 * MS;
+	struct twheel_info info;
+	struct twheel_event ev;
+	int fd = timingwheel_open(0, 0, 0), i;
+	uint64_t asked;
+
+	CHECK_RET(timingwheel_info(fd, &info), 0);
+	for (i = 0; i < 5; i++) {
+		asked = timingwheel_now(CLOCK_MONOTONIC) + (10 + 7 * i) * MS;
+		CHECK_RET(timingwheel_start(fd, i, asked, 0, slack,
+					    TWHEEL_TIMER_ABSTIME), 0);
+		CHECK_RET(timingwheel_read(fd, &ev, 1), 1);
+		CHECK(ev.due >= asked, "due %llu before %llu", ev.due,
+		      (unsigned long long)asked);
+		CHECK(ev.due <= asked + slack + info.resolution_ns, "due %llu ns late",
+		      ev.due - asked);
+		CHECK(ev.fired >= ev.due, "fired before due");
+		CHECK(ev.fired <= asked + slack + info.resolution_ns + LATE_NS,
+		      "fired %llu ns late", ev.fired - asked);
+	}
+	close(fd);
+}
+
+static void test_batch_small(void)
+{
+	struct timingwheel_batch b;
+	struct twheel_op ops[6];
+	int fd = open_nb();
+
+	timingwheel_batch_init(&b, fd, ops, 6);
+	CHECK_RET(timingwheel_batch_submit(&b), 0);
+	CHECK_RET(timingwheel_batch_start(&b, 5, 1000 * MS, 0, 0, 0), 0);
+	CHECK_RET(timingwheel_batch_start(&b, 5, 1000 * MS, 0, 0, 0), 0);
+	CHECK_RET(timingwheel_batch_stop(&b, 6), 0);
+	CHECK_RET(timingwheel_batch_stop(&b, 5), 0);
+	CHECK_RET(timingwheel_batch_start(&b, 8, MS, 0, 0, 1U << 30), 0);
+	CHECK_RET(timingwheel_batch_start(&b, 9, 1000 * MS, 0, MS, 0), 0);
+	CHECK_RET(timingwheel_batch_stop(&b, 10), -ENOSPC);
+	CHECK(b.count == 6, "count %u", b.count);
+	CHECK_RET(ops[5].result, TIMINGWHEEL_RESULT_NONE);
+	CHECK_RET(timingwheel_batch_submit(&b), 6);
+	CHECK_RET(ops[0].result, 0);
+	CHECK_RET(ops[1].result, -EEXIST);
+	CHECK_RET(ops[2].result, -ENOENT);
+	CHECK_RET(ops[3].result, TWHEEL_STOPPED_PENDING);
+	CHECK_RET(ops[4].result, -EINVAL);
+	CHECK_RET(ops[5].result, 0);
+	timingwheel_batch_reset(&b);
+	CHECK(b.count == 0 && b.cap == 6 && b.ops == ops, "reset");
+	CHECK_RET(timingwheel_batch_stop(&b, 9), 0);
+	CHECK_RET(timingwheel_batch_submit(&b), 1);
+	CHECK_RET(ops[0].result, TWHEEL_STOPPED_PENDING);
+	close(fd);
+	CHECK_RET(timingwheel_batch_submit(&b), -EBADF);
+}
+
+/* More entries than one call takes: submitted in two, all applied, in order. */
+static void test_batch_chunks(void)
+{
+	struct timingwheel_batch b;
+	struct twheel_info info;
+	unsigned int i, bad = 0;
+	int fd = open_nb();
+
+	timingwheel_batch_init(&b, fd, big_ops, BIG_BATCH);
+	for (i = 0; i < BIG_BATCH - 1; i++)
+		CHECK_RET(timingwheel_batch_start(&b, i, 5000 * MS + i * 1000, 0, 0, 0), 0);
+	/* The last entry, in the second call, finds the first's timer. */
+	CHECK_RET(timingwheel_batch_start(&b, 0, MS, 0, 0, 0), 0);
+	CHECK_RET(timingwheel_batch_submit(&b), BIG_BATCH);
+	for (i = 0; i < BIG_BATCH - 1; i++)
+		bad += big_ops[i].result != 0;
+	CHECK(!bad, "%u starts failed, first result %d", bad, big_ops[0].result);
+	CHECK_RET(big_ops[BIG_BATCH - 1].result, -EEXIST);
+	CHECK_RET(timingwheel_info(fd, &info), 0);
+	CHECK(info.pending == BIG_BATCH - 1, "pending %llu", info.pending);
+	timingwheel_batch_reset(&b);
+	for (i = 0; i < BIG_BATCH; i++)
+		CHECK_RET(timingwheel_batch_stop(&b, i), 0);
+	CHECK_RET(timingwheel_batch_submit(&b), BIG_BATCH);
+	for (i = 0, bad = 0; i < BIG_BATCH - 1; i++)
+		bad += big_ops[i].result != TWHEEL_STOPPED_PENDING;
+	CHECK(!bad, "%u stops failed", bad);
+	CHECK_RET(big_ops[BIG_BATCH - 1].result, -ENOENT);
+	CHECK_RET(timingwheel_info(fd, &info), 0);
+	CHECK(info.pending == 0, "pending %llu", info.pending);
+	close(fd);
+}
+
+static void test_now(void)
+{
+	uint64_t a = timingwheel_now(CLOCK_MONOTONIC), b;
+
+	sleep_ms(10);
+	b = timingwheel_now(CLOCK_MONOTONIC);
+	CHECK(a && b >= a + 10 * MS, "%llu then %llu", (unsigned long long)a,
+	      (unsigned long long)b);
+	CHECK(timingwheel_now(CLOCK_BOOTTIME) >= b, "boottime behind");
+	CHECK(timingwheel_now((clockid_t)-100) == 0, "not a clock");
+	CHECK(!strcmp(TIMINGWHEEL_DEVICE, "/dev/timingwheel"), "device");
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} cases[] = {
+	{ "open", test_open },
+	{ "config", test_config },
+	{ "info", test_info },
+	{ "start_stop_query", test_start_stop_query },
+	{ "errors", test_errors },
+	{ "read", test_read },
+	{ "read_blocking", test_read_blocking },
+	{ "slack", test_slack },
+	{ "batch_small", test_batch_small },
+	{ "batch_chunks", test_batch_chunks },
+	{ "now", test_now },
+};
+
+int main(void)
+{
+	unsigned int i, n = ARRAY_SIZE(cases), failed = 0;
+	const char *verdict;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("1..%u\n", n);
+	for (i = 0; i < n; i++) {
+		failing = 0;
+		cases[i].fn();
+		failed += failing;
+		verdict = failing ? "not ok" : "ok";
+		printf("%s %u lib.%s\n", verdict, i + 1, cases[i].name);
+	}
+	printf("TW-LIBTEST-SUMMARY passed=%u failed=%u\n", n - failed, failed);
+	return failed ? 1 : 0;
+}
