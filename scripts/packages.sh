@@ -28,6 +28,17 @@ bad() {
 	tw_log "FAIL: $*"
 	failures=$((failures + 1))
 }
+# client_runs KIND PROGRAM: the client ran (exit 2: no device on this host).
+client_runs() {
+	local r
+	timeout 10 "$2" >/dev/null 2>&1
+	r=$?
+	if [ $r -eq 0 ] || [ $r -eq 2 ]; then
+		ok "tw_pkgclient ($1) runs: exit $r"
+	else
+		bad "tw_pkgclient ($1) exits $r"
+	fi
+}
 # check DESCRIPTION COMMAND...: run COMMAND quietly, report it.
 check() {
 	local what=$1
@@ -187,13 +198,7 @@ if [ -n "$with_lib" ]; then
 		else
 			bad "tw_pkgclient is not linked to the installed libtimingwheel.so.1: $(ldd "$dyn" | tr '\n' ' ')"
 		fi
-		timeout 10 "$dyn" >/dev/null 2>&1
-		r=$?
-		if [ $r -eq 0 ] || [ $r -eq 2 ]; then
-			ok "tw_pkgclient (shared) runs: exit $r"
-		else
-			bad "tw_pkgclient (shared) exits $r"
-		fi
+		client_runs shared "$dyn"
 	else
 		cat "$dyn.log" >&2
 		bad "tw_pkgclient does not build with pkg-config --cflags --libs libtimingwheel"
@@ -203,13 +208,7 @@ if [ -n "$with_lib" ]; then
 		-o "$static" "$client" $(pkg-config --static --libs libtimingwheel) 2>"$dyn.log" &&
 		file "$static" | grep -q 'statically linked'; then
 		ok "tw_pkgclient with pkg-config --static and -static: $static"
-		timeout 10 "$static" >/dev/null 2>&1
-		r=$?
-		if [ $r -eq 0 ] || [ $r -eq 2 ]; then
-			ok "tw_pkgclient (static) runs: exit $r"
-		else
-			bad "tw_pkgclient (static) exits $r"
-		fi
+		client_runs static "$static"
 	else
 		cat "$dyn.log" >&2
 		bad "tw_pkgclient does not build statically with pkg-config --static"

@@ -1178,14 +1178,17 @@ static void t_stalled_reader(void)
 	close(fd);
 }
 
-/* Write @val to the file @dir/@name; 0 or -errno. */
+/*
+ * Write @val to the file @dir/@name, truncating it as a shell's ">" does
+ * (which is what clears tracefs's "trace"); 0 or -errno.
+ */
 static int put_file(const char *dir, const char *name, const char *val)
 {
 	char path[256];
 	int fd, ret = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_WRONLY);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (write(fd, val, strlen(val)) < 0)
@@ -1498,22 +1501,6 @@ static void t_time_namespace(void)
 #define TRACEFS		"/sys/kernel/tracing"
 #define TRACE_MAX	(4 << 20)
 
-/* Write @val to tracefs file @name, truncating (which clears "trace"). */
-static int tr_put(const char *name, const char *val)
-{
-	char path[128];
-	int fd, ret = 0;
-
-	snprintf(path, sizeof(path), TRACEFS "/%s", name);
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 /*
  * Mount tracefs if needed and find the module's events: 1 if they are
  * there, 0 if the kernel has no tracefs (the test skips), -1 if it has
@@ -1704,12 +1691,12 @@ static void t_trace_events(void)
 	ready = tr_ready();
 	if (ready <= 0)
 		return;
-	tr_put("tracing_on", "0");
+	put_file(TRACEFS, "tracing_on", "0");
 	/* The order of events of two CPUs is checked: one clock for all. */
-	tr_put("trace_clock", "global");
-	tr_put("trace", "");
-	CHECK(tr_put("events/timingwheel/enable", "1") == 0, "cannot enable the events");
-	tr_put("tracing_on", "1");
+	put_file(TRACEFS, "trace_clock", "global");
+	put_file(TRACEFS, "trace", "");
+	CHECK(put_file(TRACEFS, "events/timingwheel/enable", "1") == 0, "cannot enable the events");
+	put_file(TRACEFS, "tracing_on", "1");
 
 	fd = tw_open(0);
 	client = fd_client(fd);
@@ -1724,7 +1711,7 @@ static void t_trace_events(void)
 	      "A and B, in order");
 	CHECK(stop(fd, TR_C) == TWHEEL_STOPPED_PENDING, "");
 	CHECK(stop(fd, TR_D) == -ENOENT, "");
-	tr_put("tracing_on", "0");
+	put_file(TRACEFS, "tracing_on", "0");
 
 	buf = tr_read();
 	tr_check_fired(buf, client, &ev[0], due_a);
@@ -1734,10 +1721,10 @@ static void t_trace_events(void)
 		printf("# the trace:\n%s", buf);
 	free(buf);
 	close(fd);
-	tr_put("events/timingwheel/enable", "0");
-	tr_put("trace_clock", "local");
-	tr_put("trace", "");
-	tr_put("tracing_on", "1");
+	put_file(TRACEFS, "events/timingwheel/enable", "0");
+	put_file(TRACEFS, "trace_clock", "local");
+	put_file(TRACEFS, "trace", "");
+	put_file(TRACEFS, "tracing_on", "1");
 }
 
 /*
