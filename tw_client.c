@@ -458,29 +458,23 @@ static enum hrtimer_restart tw_hrtimer_fn(struct hrtimer *hrtimer)
 	return HRTIMER_NORESTART;
 }
 
-/*
- * Arm @t at a tick in [@lo, @hi], the one tw_start_range() finds cheapest
- * (@hi is the roundest tick of a slack's range: timers whose ranges
- * overlap share it); @t is new, or its node was initialised again.
- */
-static int tw_arm(struct tw_client *c, struct tw_ktimer *t, u64 lo, u64 hi)
+/* Arm @t at tick @tick; it is new, or its node was initialised again. */
+static int tw_arm(struct tw_client *c, struct tw_ktimer *t, u64 tick)
 {
 	int ret;
 
 	lockdep_assert_held(&c->lock);
-	ret = lo == hi ? tw_start(&c->wheel, &t->node, lo) :
-			 tw_start_range(&c->wheel, &t->node, lo, hi);
+	ret = tw_start(&c->wheel, &t->node, tick);
 	if (!ret)
 		t->state = TW_ARMED;
 	return ret;
 }
 
 /*
- * Arm a QUEUED timer in [@lo, @hi], withdrawing its unread event.  If that
+ * Arm a QUEUED timer at @tick, withdrawing its unread event.  If that
  * fails, the event stays where it was in the queue, due as it was.
  */
-static int tw_arm_queued(struct tw_client *c, struct tw_ktimer *t, u64 lo,
-			 u64 hi)
+static int tw_arm_queued(struct tw_client *c, struct tw_ktimer *t, u64 tick)
 {
 	struct list_head *prev = t->node.link.prev;
 	u64 old = t->node.expires;
@@ -489,7 +483,7 @@ static int tw_arm_queued(struct tw_client *c, struct tw_ktimer *t, u64 lo,
 	lockdep_assert_held(&c->lock);
 	list_del(&t->node.link);
 	tw_timer_init(&t->node);
-	ret = tw_arm(c, t, lo, hi);
+	ret = tw_arm(c, t, tick);
 	if (ret) {
 		t->node.expires = old;
 		list_add(&t->node.link, prev);
@@ -522,14 +516,15 @@ static int tw_rearm(struct tw_client *c, struct tw_ktimer *t,
 		return -EBUSY;
 	if (t->state == TW_QUEUED)
 		/* The unread event of the old expiry is withdrawn. */
-		ret = tw_arm_queued(c, t, w->lo, w->at);
-	else if (w->lo == w->hi)
-		/* Moves it, usually without leaving its slot. */
-		ret = tw_modify(&c->wheel, &t->node, w->lo);
+		ret = tw_arm_queued(c, t, w->at);
 	else if (t->node.expires < w->lo || t->node.expires > w->hi)
-		ret = tw_modify_range(&c->wheel, &t->node, w->lo, w->at);
+		/* Moves it, usually without leaving its slot. */
+		ret = tw_modify(&c->wheel, &t->node, w->at);
 	else
-		/* Already due in the range: an idle timeout costs nothing. */
+		/*
+		 * Already due in its range: an idle timeout with slack,
+		 * re-armed on every request, costs a lookup and a comparison.
+		 */
 		ret = 0;
 	if (ret)
 		return ret;
@@ -548,15 +543,23 @@ static int tw_start_due(struct tw_client *c, const struct twheel_op *op,
 
 /*
  * The roundest tick in [@lo, @hi], the one with the most trailing zero
- * bits: @hi with every bit below the highest that differs from @lo
- * cleared.  Timers whose ranges overlap pick the same tick and fire on one
- * hrtimer wakeup, as hrtimer slack and FreeBSD's precision let them.
+ * bits, so that timers whose ranges share it fire together, on one hrtimer
+ * wakeup (hrtimer slack and FreeBSD's precision let timers coalesce so).
+ * Below the highest bit in which @lo and @hi differ, bit k, the range
+ * holds the tick with bits k.. of @hi and none under: @lo itself if its
+ * bits under k + 1 are clear, else @hi with its bits under k cleared.
+ * Ticks are below 2^63 (a ktime's), so k + 1 is a valid shift.
+ * It is also a tick the wheel places cheaply: aligned to its level's slot
+ * as far as any in the range, so it fires on the slot's arrival.
  */
 static u64 tw_roundest(u64 lo, u64 hi)
 {
+	u64 under;
+
 	if (lo == hi)
 		return lo;
-	return hi & ~(BIT_ULL(fls64(lo ^ hi) - 1) - 1);
+	under = BIT_ULL(fls64(lo ^ hi)) - 1;
+	return lo & under ? hi & ~(under >> 1) : lo;
 }
 
 /*
@@ -632,7 +635,7 @@ static int tw_start_timer(struct tw_client *c, const struct twheel_op *op,
 	t->idn.id = op->id;
 	t->interval = w->interval;
 	t->stopped = false;
-	ret = tw_arm(c, t, w->lo, w->at);
+	ret = tw_arm(c, t, w->at);
 	if (ret)
 		return ret;
 	/* One pass over the bucket both finds a duplicate and inserts. */
@@ -907,14 +910,16 @@ EXPORT_SYMBOL_TW_KBENCH(tw_client_set_config);
  */
 void tw_client_info(struct tw_client *c, struct twheel_info *info)
 {
-	s64 off = tw_timens_offset(c->clockid);
 	u64 next, max, now;
+	s64 off;
 
 	memset(info, 0, sizeof(*info));
 	info->abi_version = TWHEEL_ABI_VERSION;
 	info->features = TWHEEL_FEATURE_SLACK | TWHEEL_FEATURE_TIMENS |
 			 TWHEEL_FEATURE_BOOTTIME;
 	spin_lock_bh(&c->lock);
+	/* Under the lock: the clock is fixed once a timer was started. */
+	off = tw_timens_offset(c->clockid);
 	now = tw_clock_ns(c);
 	info->now = tw_to_view(now, off);
 	info->clockid = c->clockid;
@@ -946,11 +951,12 @@ EXPORT_SYMBOL_TW_KBENCH(tw_client_info);
  */
 int tw_client_query(struct tw_client *c, struct twheel_query *q)
 {
-	s64 off = tw_timens_offset(c->clockid);
 	struct tw_ktimer *t;
 	u64 now, due;
+	s64 off;
 
 	spin_lock_bh(&c->lock);
+	off = tw_timens_offset(c->clockid);
 	now = tw_clock_ns(c);
 	t = tw_lookup(c, q->id);
 	if (t) {
@@ -1024,7 +1030,7 @@ static bool tw_arm_next(struct tw_client *c, struct tw_ktimer *t, u64 overrun)
 		return false;
 	/* Its link was the event's: the node is the wheel's again. */
 	tw_timer_init(&t->node);
-	return !tw_arm(c, t, next, next);
+	return !tw_arm(c, t, next);
 }
 
 /*

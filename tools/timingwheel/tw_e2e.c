@@ -1339,6 +1339,29 @@ static void t_slack_einval(void)
 	close(fd);
 }
 
+/* A REPLACE with slack leaves a timer already due in its range alone. */
+static void t_slack_replace(void)
+{
+	int fd = tw_open(0);
+	struct twheel_query q = { .id = 5 };
+	uint64_t t0 = now_ns(), due;
+
+	CHECK(start_slack(fd, 5, t0 + 5000 * MS, 0, 4000 * MS, TWHEEL_TIMER_ABSTIME) == 0, "");
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_QUERY, &q) == 0, "");
+	due = q.due;
+	CHECK(due >= t0 + 5000 * MS && due <= t0 + 9000 * MS, "due %llu",
+	      (unsigned long long)due);
+	CHECK(start_slack(fd, 5, t0 + 4500 * MS, 0, 5000 * MS,
+			  TWHEEL_TIMER_ABSTIME | TWHEEL_TIMER_REPLACE) == 0, "");
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_QUERY, &q) == 0 && q.due == due, "moved to %llu",
+	      (unsigned long long)q.due);
+	CHECK(start_slack(fd, 5, t0 + 20000 * MS, 0, 0,
+			  TWHEEL_TIMER_ABSTIME | TWHEEL_TIMER_REPLACE) == 0, "");
+	CHECK(tw_ioctl(fd, TWHEEL_IOC_QUERY, &q) == 0 &&
+	      q.due == tick_up(t0 + 20000 * MS, RES_NS), "");
+	close(fd);
+}
+
 enum { SPREAD_N = 24 };
 #define SPREAD_GAP	(50 * MS)
 #define SPREAD_SLACK	(400 * MS)
@@ -1805,6 +1828,7 @@ TEST_F_TIMEOUT(tw, memcg_limit_enomem_no_oom, 180) { tw_run(_metadata, t_memcg_e
 TEST_F_TIMEOUT(tw, abi_version_and_features, 180) { tw_run(_metadata, t_version_features); }
 TEST_F_TIMEOUT(tw, slack_einval, 180) { tw_run(_metadata, t_slack_einval); }
 TEST_F_TIMEOUT(tw, slack_coalesces_wakeups, 180) { tw_run(_metadata, t_slack_coalesces); }
+TEST_F_TIMEOUT(tw, slack_replace_in_range, 180) { tw_run(_metadata, t_slack_replace); }
 TEST_F_TIMEOUT(tw, time_namespace, 180) { tw_run(_metadata, t_time_namespace); }
 TEST_F_TIMEOUT(tw, trace_events, 180) { tw_run(_metadata, t_trace_events); }
 

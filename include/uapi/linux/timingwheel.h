@@ -136,7 +136,8 @@ struct twheel_event {
 #define TWHEEL_IOC_GET_INFO	_IOR(TWHEEL_IOC_MAGIC, 0x01, struct twheel_info)
 #define TWHEEL_IOC_START	_IOW(TWHEEL_IOC_MAGIC, 0x02, struct twheel_timer_spec)
 #define TWHEEL_IOC_STOP		_IOW(TWHEEL_IOC_MAGIC, 0x03, struct twheel_stop)
-#define TWHEEL_IOC_BATCH	_IOW(TWHEEL_IOC_MAGIC, 0x04, struct twheel_batch)
+/* 0x04 was BATCH of 40-byte entries, before slack: never reused. */
+#define TWHEEL_IOC_BATCH	_IOW(TWHEEL_IOC_MAGIC, 0x06, struct twheel_batch)
 #define TWHEEL_IOC_QUERY	_IOWR(TWHEEL_IOC_MAGIC, 0x05, struct twheel_query)
 
 #endif /* _UAPI_LINUX_TIMINGWHEEL_H */
