@@ -86,16 +86,19 @@ expect fail "no KTAP at all" /dev/null "$tmp/clean.log"
 
 # The e2e verdict, on made-up guest consoles.
 guest() {
-	local plan=$1 oks=$2 i
+	local plan=$1 oks=$2 i name
 	echo 'KTAP version 1'
 	echo '1..0'
 	echo 'TW-INSMOD-OK'
 	printf 'TAP version 13\n[    2.26] clocksource: Switched to clocksource tsc\n1..%d\n' "$plan"
+	# The last test is the one the verdict names (trace events).
 	for ((i = 1; i <= plan; i++)); do
+		name=case_$i
+		[ "$i" -lt "$plan" ] || name=trace_events
 		if [ "$i" -le "$oks" ]; then
-			echo "ok $i tw.case_$i"
+			echo "ok $i tw.$name"
 		else
-			echo "not ok $i tw.case_$i"
+			echo "not ok $i tw.$name"
 		fi
 	done
 	[ "$oks" -eq "$plan" ] && echo 'TW-RESULT rc=0' || echo 'TW-RESULT rc=1'
@@ -133,6 +136,8 @@ verdict pass "e2e the packaged client passed where required" env TW_REQUIRE_PKGC
 expect_e2e fail "the packaged client failed" "$tmp/g-pkgfail.log"
 verdict fail "e2e the packaged client did not run where required" env TW_REQUIRE_PKGCLIENT=1 \
 	"$TW_ROOT/scripts/e2e-verdict.sh" "$tmp/g-ok.log" e2e "selftest pkgmissing"
+guest 24 24 | sed 's/tw\.trace_events$/tw.case_24/' >"$tmp/g-notrace.log"
+expect_e2e fail "the trace events were not checked" "$tmp/g-notrace.log"
 expect_e2e fail "one test failed" "$tmp/g-fail.log"
 expect_e2e fail "a plan of zero" "$tmp/g-zero.log"
 expect_e2e fail "KASAN report" "$tmp/g-kasan.log"
