@@ -593,10 +593,11 @@ static int tw_start_args(struct tw_client *c, const struct twheel_op *op,
 		w->at = w->lo;
 		return ret;
 	}
-	/* The slack only widens the choice: past a ktime, it ends there. */
+	/* The slack only widens the choice: it ends at a ktime's, and the wheel's, reach. */
 	if (check_add_overflow(due, op->slack, &last) || last > KTIME_MAX)
 		last = KTIME_MAX;
-	w->hi = max(w->lo, div64_u64(last, c->resolution));
+	last = min(div64_u64(last, c->resolution), tw_max_expiry(&c->wheel) - 1);
+	w->hi = max(w->lo, last);
 	w->at = tw_roundest(w->lo, w->hi);
 	return 0;
 }

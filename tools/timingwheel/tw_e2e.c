@@ -1334,8 +1334,12 @@ static void t_slack_einval(void)
 	CHECK(ops[0].result == -EINVAL && ops[1].result == -EINVAL, "%d %d",
 	      ops[0].result, ops[1].result);
 	CHECK(info(fd).pending == 1, "");
-	/* A slack reaching past the clock's range only widens the choice. */
+	/* A slack reaching past the clock's or the wheel's range only widens the choice. */
 	CHECK(start_slack(fd, 3, MS, 0, UINT64_MAX, 0) == 0, "");
+	close(fd);
+	fd = tw_open(0);
+	CHECK(set_config(fd, CLOCK_MONOTONIC, 1000) == 0, "");
+	CHECK(start_slack(fd, 3, MS, 0, UINT64_MAX, 0) == 0, "at 1 us, 2^47 ticks");
 	close(fd);
 }
 

@@ -227,6 +227,7 @@ static int start_oracle(struct file_model *m, unsigned int id, uint64_t value,
 	struct timer_model *t = &m->t[id];
 
 	*fuzzy = false;
+	/* rsv also carries "slack with a period", which is refused too. */
 	if ((flags & ~TWHEEL_TIMER_FLAGS) || rsv)
 		return -EINVAL;
 	/* A period is a whole number of ticks. */
@@ -287,6 +288,7 @@ static void fuzz_start(struct file_model *m)
 	struct twheel_timer_spec s = {
 		.id = pick_id(), .value = pick_value(),
 		.interval = below(3) ? 0 : (below(4) ? below(2 * m->res) : pick_value()),
+		.slack = below(4) ? 0 : pick_value(),
 		.flags = below(8) ? (uint32_t)below(4) : (uint32_t)rnd(),
 		.__reserved = below(16) ? 0 : (uint32_t)rnd() | 1,
 	};
@@ -295,7 +297,8 @@ static void fuzz_start(struct file_model *m)
 	int want, got;
 	void *p;
 
-	want = start_oracle(m, s.id, s.value, s.interval, s.flags, s.__reserved,
+	want = start_oracle(m, s.id, s.value, s.interval, s.flags,
+			    s.__reserved | (s.slack && s.interval),
 			    clock_now(m->clock), &fuzzy);
 	p = place(w, &s, sizeof(s));
 	got = xioctl(m->fd, TWHEEL_IOC_START, p);
@@ -422,6 +425,7 @@ static void fill_op(struct file_model *m, struct twheel_op *op)
 	if (op->op == TWHEEL_OP_START) {
 		op->value = pick_value();
 		op->interval = below(3) ? 0 : pick_value() % (2 * SEC);
+		op->slack = below(4) ? 0 : pick_value();
 		op->flags = below(8) ? (uint32_t)below(4) : (uint32_t)rnd();
 	} else if (!below(16)) {
 		op->value = 1;
@@ -436,9 +440,10 @@ static int op_oracle(struct file_model *m, const struct twheel_op *op, bool *fuz
 	*fuzzy = false;
 	if (op->op == TWHEEL_OP_START)
 		return start_oracle(m, op->id, op->value, op->interval, op->flags,
-				    op->__reserved, clock_now(m->clock), fuzzy);
+				    op->__reserved | (op->slack && op->interval),
+				    clock_now(m->clock), fuzzy);
 	if (op->op != TWHEEL_OP_STOP || op->flags || op->value || op->interval ||
-	    op->__reserved)
+	    op->slack || op->__reserved)
 		return -EINVAL;
 	return m->t[op->id].live ? ANY_STOP : -ENOENT;
 }
@@ -464,18 +469,21 @@ static void fuzz_batch(struct file_model *m)
 	struct twheel_batch b = { .count = below(100), .flags = below(32) ? 0 : 1 };
 	enum where wb = pick_where(), wo = below(3) ? GOOD : (enum where)below(NR_WHERE);
 
-	if (wo == STRADDLE)
-		wo = RDONLY;
 	unsigned int i;
 	int got;
 	void *p;
 
+	if (wo == STRADDLE)
+		wo = RDONLY;
 	if (!below(32))
 		b.count = TWHEEL_BATCH_MAX + 1 + below(4);
+	/* Read-only ops must fit page 1; 99 entries of 48 bytes do not. */
+	if (wo == RDONLY && b.count * sizeof(ops[0]) > PAGE)
+		wo = GOOD;
 	for (i = 0; i < b.count && i < 100; i++)
 		fill_op(m, &ops[i]);
 	b.ops = (uintptr_t)ops;
-	if (wo == RDONLY && b.count <= 100)
+	if (wo == RDONLY)
 		b.ops = (uintptr_t)place(RDONLY, ops, b.count * sizeof(ops[0]));
 	if (wo == WILD)
 		b.ops = 16;
