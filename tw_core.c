@@ -118,13 +118,24 @@ static unsigned int tw_level_for(const struct tw_wheel *w, u64 from,
 	return lvl;
 }
 
+static __always_inline void tw_enqueue_at(struct tw_wheel *w,
+					  struct tw_timer *t,
+					  unsigned int lvl, unsigned int idx)
+{
+	hlist_add_head(&t->entry, tw_slot(w, lvl, idx));
+	w->pending_map[lvl] |= BIT_ULL(idx);
+}
+
 static __always_inline void tw_enqueue(struct tw_wheel *w, struct tw_timer *t,
 				       unsigned int lvl)
 {
-	unsigned int idx = tw_slot_index(w, lvl, t->expires);
+	tw_enqueue_at(w, t, lvl, tw_slot_index(w, lvl, t->expires));
+}
 
-	hlist_add_head(&t->entry, tw_slot(w, lvl, idx));
-	w->pending_map[lvl] |= BIT_ULL(idx);
+/* Level 0's slot of tick @t: level 0 has one tick per slot. */
+static inline unsigned int tw_slot0(const struct tw_wheel *w, u64 t)
+{
+	return t & (w->near - 1);
 }
 
 /*
@@ -184,6 +195,7 @@ int tw_init(struct tw_wheel *wheel, const u8 *level_bits,
 	}
 
 	wheel->nr_levels = nr_levels;
+	wheel->near = (u64)1 << wheel->bits[0];
 	wheel->reach = ((u64)1 << shift) - ((u64)1 << wheel->shift[nr_levels - 1]);
 	wheel->now = now;
 	wheel->nr_pending = 0;
@@ -236,6 +248,10 @@ int tw_start(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires)
 	if (expires <= wheel->now) {
 		timer->expires = expires;
 		hlist_add_head(&timer->entry, &wheel->overdue);
+	} else if (expires - wheel->now < wheel->near && expires < TW_MAX_TICK) {
+		/* Level 0, the most common: no level to look up. */
+		timer->expires = expires;
+		tw_enqueue_at(wheel, timer, 0, tw_slot0(wheel, expires));
 	} else {
 		lvl = tw_level_for(wheel, wheel->now, expires);
 		if (lvl == wheel->nr_levels || expires >= TW_MAX_TICK)
@@ -272,25 +288,15 @@ static bool tw_may_stay(const struct tw_wheel *w, const struct tw_timer *t,
 }
 
 /**
- * tw_modify - start a timer, or move a pending one to a new tick
+ * __tw_modify - tw_modify() beyond its inline common cases
  * @wheel:   the wheel
- * @timer:   an initialised timer, pending or not
+ * @timer:   a pending timer
  * @expires: the tick it fires at
  *
- * The common case, pushing a pending timer later (an idle timeout re-armed
- * on activity), costs one store unless the timer is on level 0: the slot it
- * is in becomes current no later than the new tick, which is all a slot
- * above level 0 promises, and places it again then.  A timer pushed later
- * a hundred times is moved once, when its slot comes round.  Otherwise this
- * is tw_stop() and tw_start().  Not while the caller uses @timer->link.
- *
- * Return: 0, or -ERANGE if @expires is at or beyond tw_max_expiry(), in
- * which case the timer is left as it was.
+ * Return: as tw_modify().
  */
-int tw_modify(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires)
+int __tw_modify(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires)
 {
-	if (!tw_timer_pending(timer))
-		return tw_start(wheel, timer, expires);
 	if (tw_may_stay(wheel, timer, expires)) {
 		timer->expires = expires;
 		return 0;
@@ -394,7 +400,7 @@ static u64 tw_next_upper_event(const struct tw_wheel *w, u64 limit)
 static __always_inline u64 tw_next_slot_event(const struct tw_wheel *w,
 					      u64 limit)
 {
-	unsigned int idx = w->now & (tw_level_slots(w, 0) - 1);
+	unsigned int idx = tw_slot0(w, w->now);
 	/* Level 0's occupied slots after now's, up to the end of its round. */
 	u64 ahead = w->pending_map[0] & ~((BIT_ULL(idx) << 1) - 1);
 	u64 next;
@@ -614,7 +620,7 @@ static bool tw_cascade_all(struct tw_wheel *w, unsigned int *left)
  */
 static inline bool tw_collect(struct tw_wheel *w, unsigned int *left)
 {
-	unsigned int idx = tw_slot_index(w, 0, w->now);
+	unsigned int idx = tw_slot0(w, w->now);
 
 	if (!idx && !tw_cascade_all(w, left))
 		return false;
@@ -627,24 +633,29 @@ static inline bool tw_collect(struct tw_wheel *w, unsigned int *left)
 
 /*
  * Hand the expired timers to @fn while *@left allows.  Return false if it
- * ran out with timers left.
+ * ran out with timers left.  Each is unlinked before @fn sees it, from the
+ * head of the list, so the callback may stop any other timer, one still
+ * waiting on the list included.
  */
-static bool tw_fire_expired(struct tw_wheel *w, unsigned int *left,
-			    tw_expire_fn fn, void *data)
+static __always_inline bool tw_fire_expired(struct tw_wheel *w,
+					    unsigned int *left,
+					    tw_expire_fn fn, void *data)
 {
+	unsigned int budget = *left;
+	struct hlist_node *n;
 	u64 fired = 0;
-	bool done;
 
-	while (!(done = hlist_empty(&w->expired))) {
-		struct tw_timer *t;
-
-		if (!tw_take(left))
+	while ((n = w->expired.first)) {
+		if (!tw_take(&budget))
 			break;
-		t = hlist_entry(w->expired.first, struct tw_timer, entry);
-		hlist_del_init(&t->entry);
+		/* hlist_del_init() of the first node, which has no predecessor. */
+		w->expired.first = n->next;
+		if (n->next)
+			n->next->pprev = &w->expired.first;
+		INIT_HLIST_NODE(n);
 		w->nr_pending--;
 		fired++;
-		fn(t, data);
+		fn(hlist_entry(n, struct tw_timer, entry), data);
 	}
 	/*
 	 * Counted apart: the callback's own starts change nr_pending, and
@@ -652,7 +663,8 @@ static bool tw_fire_expired(struct tw_wheel *w, unsigned int *left,
 	 * load that a narrow store just before cannot forward to.
 	 */
 	w->nr_fired += fired;
-	return done;
+	*left = budget;
+	return !n;
 }
 
 static __always_inline bool tw_run_expired(struct tw_wheel *w,
@@ -826,30 +838,21 @@ int tw_start_range(struct tw_wheel *wheel, struct tw_timer *timer,
 }
 
 /**
- * tw_modify_range - start a timer, or move a pending one, anywhere in
- *                   [@lo, @hi], cheaply
+ * __tw_modify_range - tw_modify_range() for a timer not due in the range
  * @wheel: the wheel
  * @timer: an initialised timer, pending or not
  * @lo:    the earliest acceptable tick
  * @hi:    the latest acceptable tick
  *
- * A pending timer already due in the range is left alone: an idle timeout
- * re-armed on every request with a slack of a second costs one comparison,
- * not a store, until now has moved by about that second.  Otherwise the
- * tick is picked as by tw_start_range() and set as by tw_modify(), which
- * leaves a timer pushed later in its slot.  Ratas' schedule_in_range().
+ * The caller, tw_modify_range(), has found @timer not pending or not due
+ * in [@lo, @hi].
  *
- * Return: as tw_start_range(), but never -EBUSY; on an error the timer is
- * left as it was.
+ * Return: as tw_modify_range().
  */
-int tw_modify_range(struct tw_wheel *wheel, struct tw_timer *timer,
-		    u64 lo, u64 hi)
+int __tw_modify_range(struct tw_wheel *wheel, struct tw_timer *timer,
+		      u64 lo, u64 hi)
 {
-	int ret;
+	int ret = tw_check_range(wheel, lo, &hi);
 
-	if (tw_timer_pending(timer) && timer->expires >= lo &&
-	    timer->expires <= hi)
-		return 0;
-	ret = tw_check_range(wheel, lo, &hi);
 	return ret ? ret : tw_modify(wheel, timer, tw_pick_in_range(wheel, lo, hi));
 }

@@ -69,6 +69,8 @@ struct tw_timer {
  * @nr_levels:   levels in use
  * @bits:        log2 of the number of slots of each level
  * @shift:       log2 of the ticks one slot of each level spans
+ * @near:        ticks level 0 spans (2^bits[0]): a timer due less than this
+ *               far ahead of @now goes to level 0, one due farther above it
  * @reach:       every tick less than this far ahead of @now is in range,
  *               wherever @now is (2^total_bits - 2^shift[top]); farther
  *               ones need tw_max_expiry()
@@ -84,6 +86,7 @@ struct tw_wheel {
 	u64			nr_pending;
 	u64			nr_fired;
 	u64			nr_cascades;
+	u64			near;
 	u64			reach;
 	bool			collecting;
 	u8			nr_levels;
@@ -101,9 +104,9 @@ int tw_init(struct tw_wheel *wheel, const u8 *level_bits,
 int tw_start(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires);
 int tw_start_range(struct tw_wheel *wheel, struct tw_timer *timer,
 		   u64 lo, u64 hi);
-int tw_modify(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires);
-int tw_modify_range(struct tw_wheel *wheel, struct tw_timer *timer,
-		    u64 lo, u64 hi);
+int __tw_modify(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires);
+int __tw_modify_range(struct tw_wheel *wheel, struct tw_timer *timer,
+		      u64 lo, u64 hi);
 bool tw_stop(struct tw_wheel *wheel, struct tw_timer *timer);
 unsigned int tw_advance(struct tw_wheel *wheel, u64 target,
 			unsigned int budget, tw_expire_fn fn, void *data);
@@ -125,6 +128,71 @@ static inline void tw_timer_init(struct tw_timer *timer)
 static inline bool tw_timer_pending(const struct tw_timer *timer)
 {
 	return !hlist_unhashed(&timer->entry);
+}
+
+/**
+ * tw_modify - start a timer, or move a pending one to a new tick
+ * @wheel:   the wheel
+ * @timer:   an initialised timer, pending or not
+ * @expires: the tick it fires at
+ *
+ * The common case, pushing a pending timer later (an idle timeout re-armed
+ * on activity), costs one store unless the timer is on level 0: the slot it
+ * is in becomes current no later than the new tick, which is all a slot
+ * above level 0 promises, and places it again then (see tw_may_stay() in
+ * tw_core.c for the whole rule).  A timer pushed later a hundred times is
+ * moved once, when its slot comes round.  Otherwise this is tw_stop() and
+ * tw_start().  Not while the caller uses @timer->link.
+ *
+ * That common case is checked here, inline, so that a re-arm costs the
+ * caller a few instructions and no call: the timer is pending, due at
+ * least @near ticks ahead (so above level 0), pushed no earlier, and the
+ * new tick within @reach.  A timer not pending goes straight to
+ * tw_start(); everything else, edge cases of the same rule included, is
+ * __tw_modify().
+ *
+ * Return: 0, or -ERANGE if @expires is at or beyond tw_max_expiry(), in
+ * which case the timer is left as it was.
+ */
+static inline int tw_modify(struct tw_wheel *wheel, struct tw_timer *timer,
+			    u64 expires)
+{
+	if (!tw_timer_pending(timer))
+		return tw_start(wheel, timer, expires);
+	if (expires >= timer->expires &&
+	    timer->expires >= wheel->now + wheel->near &&
+	    expires - wheel->now < wheel->reach && expires < TW_MAX_TICK) {
+		timer->expires = expires;
+		return 0;
+	}
+	return __tw_modify(wheel, timer, expires);
+}
+
+/**
+ * tw_modify_range - start a timer, or move a pending one, anywhere in
+ *                   [@lo, @hi], cheaply
+ * @wheel: the wheel
+ * @timer: an initialised timer, pending or not
+ * @lo:    the earliest acceptable tick
+ * @hi:    the latest acceptable tick
+ *
+ * A pending timer already due in the range is left alone, here, inline: an
+ * idle timeout re-armed on every request with a slack of a second costs
+ * the caller one load and two comparisons, not a store, until now has
+ * moved by about that second.  Otherwise the tick is picked as by
+ * tw_start_range() and set as by tw_modify(), which leaves a timer pushed
+ * later in its slot.  Ratas' schedule_in_range().
+ *
+ * Return: as tw_start_range(), but never -EBUSY; on an error the timer is
+ * left as it was.
+ */
+static inline int tw_modify_range(struct tw_wheel *wheel,
+				  struct tw_timer *timer, u64 lo, u64 hi)
+{
+	if (tw_timer_pending(timer) && timer->expires >= lo &&
+	    timer->expires <= hi)
+		return 0;
+	return __tw_modify_range(wheel, timer, lo, hi);
 }
 
 /* The exact tick of the earliest pending timer: a scan without bound. */

@@ -321,6 +321,39 @@ static void tw_test_modify(struct kunit *test)
 }
 
 /*
+ * Near the end of time TW_MAX_TICK bounds the range before any level does,
+ * and the inline paths refuse a tick at or past it too: a level-0 start,
+ * and a re-arm that would leave the timer in its slot.  The last tick
+ * before it is a tick like any other.
+ */
+static void tw_test_end_of_time(struct kunit *test)
+{
+	struct tw_fixture *fx = tw_fixture_new(test, NULL, 0, TW_MAX_TICK - 10);
+	struct tw_fixture *far = tw_fixture_new(test, NULL, 0, TW_MAX_TICK - 10000);
+	struct tw_probe *p = tw_probes_new(test, 2);
+
+	KUNIT_EXPECT_EQ(test, tw_max_expiry(fx->wheel), TW_MAX_TICK);
+	KUNIT_EXPECT_EQ(test, tw_start(fx->wheel, &p[0].timer, TW_MAX_TICK), -ERANGE);
+	KUNIT_EXPECT_EQ(test, tw_modify(fx->wheel, &p[0].timer, TW_MAX_TICK + 3),
+			-ERANGE);
+	KUNIT_EXPECT_FALSE(test, tw_timer_pending(&p[0].timer));
+	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[0].timer, TW_MAX_TICK - 1), 0);
+
+	/* Above level 0, pushed later: past the end is refused, untouched. */
+	KUNIT_ASSERT_EQ(test, tw_start(far->wheel, &p[1].timer, TW_MAX_TICK - 9900), 0);
+	KUNIT_EXPECT_EQ(test, tw_modify(far->wheel, &p[1].timer, TW_MAX_TICK + 5),
+			-ERANGE);
+	KUNIT_EXPECT_EQ(test, p[1].timer.expires, TW_MAX_TICK - 9900);
+	KUNIT_ASSERT_EQ(test, tw_modify(far->wheel, &p[1].timer, TW_MAX_TICK - 1), 0);
+
+	KUNIT_EXPECT_EQ(test, tw_fx_advance(fx, U64_MAX), 1U);
+	KUNIT_EXPECT_EQ(test, p[0].fired_at, TW_MAX_TICK - 1);
+	KUNIT_EXPECT_EQ(test, tw_fx_advance(far, TW_MAX_TICK - 2), 0U);
+	KUNIT_EXPECT_EQ(test, tw_fx_advance(far, U64_MAX), 1U);
+	KUNIT_EXPECT_EQ(test, p[1].fired_at, TW_MAX_TICK - 1);
+}
+
+/*
  * A timer pushed later stays in its slot above level 0 (tw_may_stay()) and
  * is placed by its new tick when the slot comes round: it fires exactly
  * then, the exact next expiry looks past it to later slots, and a push
@@ -1028,6 +1061,7 @@ static struct kunit_case tw_core_cases[] = {
 	KUNIT_CASE(tw_test_restart_after_fire),
 	KUNIT_CASE(tw_test_modify),
 	KUNIT_CASE(tw_test_lazy_modify),
+	KUNIT_CASE(tw_test_end_of_time),
 	KUNIT_CASE(tw_test_modify_range),
 	KUNIT_CASE(tw_test_overdue_fires_next_advance),
 	KUNIT_CASE(tw_test_callback_starts_and_stops),
