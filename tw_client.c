@@ -350,6 +350,17 @@ static struct tw_ktimer *tw_lookup(struct tw_client *c, u64 id)
 	return idn ? container_of(idn, struct tw_ktimer, idn) : NULL;
 }
 
+/* Find timer @id and take it out of the index, in one walk. */
+static struct tw_ktimer *tw_take(struct tw_client *c, u64 id)
+{
+	struct tw_id_node *idn;
+
+	lockdep_assert_held(&c->lock);
+	idn = tw_ids_take(&c->ids, id);
+
+	return idn ? container_of(idn, struct tw_ktimer, idn) : NULL;
+}
+
 static void tw_free(struct tw_client *c, struct tw_ktimer *t)
 {
 	lockdep_assert_held(&c->lock);
@@ -672,19 +683,20 @@ static int tw_do_stop(struct tw_client *c, const struct twheel_op *op)
 	if (op->flags || op->value || op->interval || op->slack ||
 	    op->__reserved)
 		return -EINVAL;
-	t = tw_lookup(c, op->id);
+	/* Whatever its state, a stopped timer leaves the index. */
+	t = tw_take(c, op->id);
 	if (!t)
 		return -ENOENT;
 
 	switch (t->state) {
 	case TW_ARMED:
 		tw_stop(&c->wheel, &t->node);
-		tw_forget(c, t);
+		tw_free(c, t);
 		return TWHEEL_STOPPED_PENDING;
 	case TW_QUEUED:
 		list_del(&t->node.link);
 		c->nr_queued--;
-		tw_forget(c, t);
+		tw_free(c, t);
 		return TWHEEL_STOPPED_EXPIRED;
 	default:
 		/*
@@ -694,7 +706,6 @@ static int tw_do_stop(struct tw_client *c, const struct twheel_op *op)
 		 * timer that read is its end, as if it had already happened;
 		 * a periodic one is kept from re-arming.
 		 */
-		tw_ids_remove(&c->ids, &t->idn);
 		t->stopped = true;
 		return t->interval ? TWHEEL_STOPPED_PENDING : -ENOENT;
 	}
