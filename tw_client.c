@@ -184,15 +184,25 @@ struct tw_ktimer {
 static_assert(U64_MAX / TW_MIN_RESOLUTION_NS < BIT_ULL(61));
 
 /**
- * struct tw_spares - timers allocated for a chunk, before the lock
- * @t:   the objects, a stack
- * @nr:  how many are left
- * @err: what a start that finds none left fails with: -ENOSPC if the
- *       user's limit held the chunk back, else -ENOMEM
+ * struct tw_spares - a chunk's dealings with the slab, kept out of the lock:
+ *                    the timers allocated for its starts before it, and
+ *                    the ones its stops freed, given back after it
+ * @t:       the objects: the spares a stack at the bottom, the stopped
+ *           timers at the top.  One slot per entry of the chunk is enough
+ *           for both, so a chunk of at most TW_CHUNK entries always has room
+ * @nr:      spares left, in @t[0] up
+ * @nr_dead: stopped timers, in @t[TW_CHUNK - 1] down: out of the index and
+ *           of every list, no longer counted in tw_client.nr_timers, still
+ *           charged to the user until tw_free_spares() frees them
+ * @err:     what a start that finds no spare left fails with: -ENOSPC if
+ *           the user's limit held the chunk back, else -ENOMEM
+ *
+ * On the stack of the task applying the chunk: no lock guards it.
  */
 struct tw_spares {
 	struct tw_ktimer	*t[TW_CHUNK];
 	unsigned int		nr;
+	unsigned int		nr_dead;
 	int			err;
 };
 
@@ -350,11 +360,39 @@ static struct tw_ktimer *tw_lookup(struct tw_client *c, u64 id)
 	return idn ? container_of(idn, struct tw_ktimer, idn) : NULL;
 }
 
+/* Find timer @id and take it out of the index, in one walk. */
+static struct tw_ktimer *tw_take(struct tw_client *c, u64 id)
+{
+	struct tw_id_node *idn;
+
+	lockdep_assert_held(&c->lock);
+	idn = tw_ids_take(&c->ids, id);
+
+	return idn ? container_of(idn, struct tw_ktimer, idn) : NULL;
+}
+
 static void tw_free(struct tw_client *c, struct tw_ktimer *t)
 {
 	lockdep_assert_held(&c->lock);
 	kmem_cache_free(tw_timer_cache, t);
 	tw_user_uncharge(c->user, 1);
+	c->nr_timers--;
+}
+
+/*
+ * A timer that STOP took out of the index and of every list: it goes back
+ * to the slab after the lock, in bulk with the chunk's (tw_free_spares()).
+ */
+static void tw_free_later(struct tw_client *c, struct tw_spares *spares,
+			  struct tw_ktimer *t)
+{
+	lockdep_assert_held(&c->lock);
+	if (WARN_ON_ONCE(spares->nr + spares->nr_dead >= TW_CHUNK)) {
+		tw_free(c, t);
+		return;
+	}
+	spares->nr_dead++;
+	spares->t[TW_CHUNK - spares->nr_dead] = t;
 	c->nr_timers--;
 }
 
@@ -664,27 +702,32 @@ static int tw_do_start(struct tw_client *c, const struct twheel_op *op, u64 now,
 	return ret;
 }
 
-/* STOP one timer; return TWHEEL_STOPPED_* or -ENOENT. */
-static int tw_do_stop(struct tw_client *c, const struct twheel_op *op)
+/*
+ * STOP one timer; return TWHEEL_STOPPED_* or -ENOENT.  A timer it frees
+ * goes to @spares, for the slab after the lock.
+ */
+static int tw_do_stop(struct tw_client *c, const struct twheel_op *op,
+		      struct tw_spares *spares)
 {
 	struct tw_ktimer *t;
 
 	if (op->flags || op->value || op->interval || op->slack ||
 	    op->__reserved)
 		return -EINVAL;
-	t = tw_lookup(c, op->id);
+	/* Whatever its state, a stopped timer leaves the index. */
+	t = tw_take(c, op->id);
 	if (!t)
 		return -ENOENT;
 
 	switch (t->state) {
 	case TW_ARMED:
 		tw_stop(&c->wheel, &t->node);
-		tw_forget(c, t);
+		tw_free_later(c, spares, t);
 		return TWHEEL_STOPPED_PENDING;
 	case TW_QUEUED:
 		list_del(&t->node.link);
 		c->nr_queued--;
-		tw_forget(c, t);
+		tw_free_later(c, spares, t);
 		return TWHEEL_STOPPED_EXPIRED;
 	default:
 		/*
@@ -694,13 +737,15 @@ static int tw_do_stop(struct tw_client *c, const struct twheel_op *op)
 		 * timer that read is its end, as if it had already happened;
 		 * a periodic one is kept from re-arming.
 		 */
-		tw_ids_remove(&c->ids, &t->idn);
 		t->stopped = true;
 		return t->interval ? TWHEEL_STOPPED_PENDING : -ENOENT;
 	}
 }
 
-/* Apply @n operations under one lock hold; the starts take @spares. */
+/*
+ * Apply @n operations under one lock hold; the starts take @spares, and the
+ * stops leave there the timers they free.
+ */
 static void tw_apply(struct tw_client *c, struct twheel_op *ops, unsigned int n,
 		     struct tw_spares *spares)
 {
@@ -718,7 +763,7 @@ static void tw_apply(struct tw_client *c, struct twheel_op *ops, unsigned int n,
 			op->result = tw_do_start(c, op, now, spares);
 			break;
 		case TWHEEL_OP_STOP:
-			op->result = tw_do_stop(c, op);
+			op->result = tw_do_stop(c, op, spares);
 			trace_timingwheel_stop(c, op->id, op->result);
 			break;
 		default:
@@ -741,6 +786,7 @@ static void tw_alloc_spares(struct tw_client *c, unsigned int starts,
 	unsigned int n = tw_user_charge(c->user, starts);
 
 	spares->err = n < starts ? -ENOSPC : -ENOMEM;
+	spares->nr_dead = 0;
 	spares->nr = n ? kmem_cache_alloc_bulk(tw_timer_cache, TW_GFP, n,
 					       (void **)spares->t) : 0;
 	if (spares->nr < n)
@@ -748,14 +794,24 @@ static void tw_alloc_spares(struct tw_client *c, unsigned int starts,
 	tw_user_uncharge(c->user, n - spares->nr);
 }
 
-/* Give back what the starts did not take. */
+/*
+ * After the lock: give back what the starts did not take and what the
+ * stops freed, in bulk, and uncharge it.
+ */
 static void tw_free_spares(struct tw_client *c, struct tw_spares *spares)
 {
-	if (!spares->nr)
-		return;
-	kmem_cache_free_bulk(tw_timer_cache, spares->nr, (void **)spares->t);
-	tw_user_uncharge(c->user, spares->nr);
+	unsigned int n = spares->nr + spares->nr_dead;
+
+	if (spares->nr)
+		kmem_cache_free_bulk(tw_timer_cache, spares->nr,
+				     (void **)spares->t);
+	if (spares->nr_dead)
+		kmem_cache_free_bulk(tw_timer_cache, spares->nr_dead,
+				     (void **)&spares->t[TW_CHUNK - spares->nr_dead]);
+	if (n)
+		tw_user_uncharge(c->user, n);
 	spares->nr = 0;
+	spares->nr_dead = 0;
 }
 
 /*
@@ -782,7 +838,7 @@ static void tw_grow_ids(struct tw_client *c, unsigned int starts)
  * @n:   how many, at most TW_CHUNK
  *
  * The timers the starts need are allocated, and the id index grown, before
- * the lock is taken.
+ * the lock is taken; the timers the stops free go back to the slab after.
  *
  * Context: process context; may sleep.
  */
@@ -810,9 +866,14 @@ EXPORT_SYMBOL_TW_KBENCH(tw_client_apply);
 int tw_client_stop(struct tw_client *c, u64 id)
 {
 	struct twheel_op op = { .op = TWHEEL_OP_STOP, .id = id };
-	struct tw_spares none = { .err = -ENOMEM };
+	struct tw_spares none;
 
+	/* No spares: no start.  Room for the timer the stop frees. */
+	none.nr = 0;
+	none.nr_dead = 0;
+	none.err = -ENOMEM;
 	tw_apply(c, &op, 1, &none);
+	tw_free_spares(c, &none);
 	return op.result;
 }
 EXPORT_SYMBOL_TW_KBENCH(tw_client_stop);

@@ -36,7 +36,7 @@
  * (hsiphash): without the key, a caller cannot choose ids that share a
  * bucket.
  *
- * Costs: find, insert and remove are O(1) expected, and insert's O(1)
+ * Costs: find, insert, remove and take are O(1) expected, and insert's O(1)
  * includes growth.  Memory: one pointer per bucket, about one bucket per
  * entry, plus a directory pointer per 512 buckets.
  */
@@ -185,6 +185,30 @@ void tw_ids_remove(struct tw_ids *ids, struct tw_id_node *node)
 	*link = node->next;
 	node->next = NULL;
 	ids->nr--;
+}
+
+/**
+ * tw_ids_take - find the entry with id @id and take it out of the index
+ * @ids: the index
+ * @id:  the id
+ *
+ * tw_ids_find() and tw_ids_remove() in one walk of one chain.
+ *
+ * Return: the entry, no longer in the index, or NULL if there is none.
+ */
+struct tw_id_node *tw_ids_take(struct tw_ids *ids, u64 id)
+{
+	struct tw_id_node **link = tw_ids_head_of(ids, id);
+	struct tw_id_node *node;
+
+	while ((node = *link) && node->id != id)
+		link = &node->next;
+	if (!node)
+		return NULL;
+	*link = node->next;
+	node->next = NULL;
+	ids->nr--;
+	return node;
 }
 
 /**

@@ -76,6 +76,7 @@ void tw_ids_init(struct tw_ids *ids, struct tw_id_seg **dir,
 struct tw_id_node *tw_ids_find(const struct tw_ids *ids, u64 id);
 struct tw_id_node *tw_ids_insert(struct tw_ids *ids, struct tw_id_node *node);
 void tw_ids_remove(struct tw_ids *ids, struct tw_id_node *node);
+struct tw_id_node *tw_ids_take(struct tw_ids *ids, u64 id);
 
 bool tw_ids_want_seg(const struct tw_ids *ids, unsigned long more);
 bool tw_ids_want_dir(const struct tw_ids *ids);

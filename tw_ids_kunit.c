@@ -2,9 +2,9 @@
 /*
  * KUnit tests for the id index in tw_ids.c.
  *
- * The unit cases pin down find, insert, remove and drain, the splits that
- * grow the index one bucket at a time, and what happens when the caller
- * withholds the memory a split needs.  The model case replays a random mix
+ * The unit cases pin down find, insert, remove, take and drain, the
+ * splits that grow the index one bucket at a time, and what happens when
+ * the caller withholds the memory a split needs.  The model case replays a random mix
  * of inserts and removes against a plain array, with segments and
  * directories handed in late and sometimes not at all, and checks after
  * every step that the index holds exactly the model's ids and that every
@@ -120,6 +120,41 @@ static void tw_ids_test_find_insert_remove(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, tw_ids_insert(ids, dup));
 	KUNIT_EXPECT_PTR_EQ(test, tw_ids_find(ids, 0), dup);
 	tw_ids_check_buckets(test, ids);
+}
+
+/*
+ * Take finds an entry and removes it in one walk, wherever it is in its
+ * chain: with one segment and three entries per bucket, the chains are long.
+ */
+static void tw_ids_test_take(struct kunit *test)
+{
+	const unsigned int n = 3 * TW_IDS_SEG_SIZE;
+	struct tw_ids_fixture *fx = tw_ids_fixture_new(test, 1, n);
+	struct tw_ids *ids = &fx->ids;
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++) {
+		fx->nodes[i].id = (u64)i * 7919;
+		KUNIT_ASSERT_NULL(test, tw_ids_insert(ids, &fx->nodes[i]));
+	}
+	KUNIT_EXPECT_NULL(test, tw_ids_take(ids, 1));
+	KUNIT_EXPECT_EQ(test, ids->nr, (unsigned long)n);
+	/* Every 7th, round and round: from the heads, middles and tails. */
+	for (j = 0; j < n; j++) {
+		i = (j * 7) % n;
+		KUNIT_ASSERT_PTR_EQ(test, tw_ids_take(ids, fx->nodes[i].id),
+				    &fx->nodes[i]);
+		KUNIT_ASSERT_NULL(test, fx->nodes[i].next);
+		KUNIT_ASSERT_NULL(test, tw_ids_find(ids, fx->nodes[i].id));
+		KUNIT_ASSERT_NULL(test, tw_ids_take(ids, fx->nodes[i].id));
+		KUNIT_ASSERT_EQ(test, ids->nr, (unsigned long)(n - j - 1));
+		if (j % 256 == 0)
+			tw_ids_check_buckets(test, ids);
+	}
+	tw_ids_check_buckets(test, ids);
+	/* Once taken, the id is free again. */
+	KUNIT_EXPECT_NULL(test, tw_ids_insert(ids, &fx->nodes[0]));
+	KUNIT_EXPECT_PTR_EQ(test, tw_ids_find(ids, 0), &fx->nodes[0]);
 }
 
 /* Ids that differ only in their top bits still spread over the buckets. */
@@ -284,7 +319,12 @@ static void tw_ids_test_model(struct kunit *test)
 		KUNIT_ASSERT_PTR_EQ_MSG(test, found, holder, "ids_seed %llu step %u",
 					seed, step);
 		if (present[i]) {
-			tw_ids_remove(ids, &fx->nodes[i]);
+			/* Half the removals find the entry themselves. */
+			if (s & BIT(20))
+				KUNIT_ASSERT_PTR_EQ(test, tw_ids_take(ids, fx->nodes[i].id),
+						    &fx->nodes[i]);
+			else
+				tw_ids_remove(ids, &fx->nodes[i]);
 			present[i] = false;
 			nr--;
 		} else {
@@ -311,6 +351,7 @@ static void tw_ids_test_model(struct kunit *test)
 
 static struct kunit_case tw_ids_cases[] = {
 	KUNIT_CASE(tw_ids_test_find_insert_remove),
+	KUNIT_CASE(tw_ids_test_take),
 	KUNIT_CASE(tw_ids_test_top_bits_spread),
 	KUNIT_CASE(tw_ids_test_splits_grow_one_bucket_per_insert),
 	KUNIT_CASE(tw_ids_test_withheld_segments),
