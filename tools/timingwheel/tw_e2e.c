@@ -1207,6 +1207,26 @@ static int join(const char *cg)
 }
 
 /* The neighbour: 40 MiB of its own memory in @cg, then wait to be killed. */
+/*
+ * Make this process's memory its own before it joins a cgroup it will fill
+ * to the limit.  Otherwise its first write, at the limit, to a page it
+ * still shares with its parent since fork(), or to a stack page it never
+ * used, is a page fault charged there, and the OOM killer takes the very
+ * process the test requires to survive, through no allocation of the
+ * module's (a start's deeper stack frame did this once, on 6.12-rt).  So
+ * touch a deep stack and lock every page: mlockall() breaks copy-on-write.
+ */
+static void own_memory(void)
+{
+	volatile char stack[256 << 10];
+	size_t i;
+
+	for (i = 0; i < sizeof(stack); i += 4096)
+		stack[i] = 0;
+	errno = 0;
+	mlockall(MCL_CURRENT);
+}
+
 static pid_t neighbour(const char *cg)
 {
 	int ready[2];
@@ -1267,6 +1287,7 @@ static void t_memcg_enomem(void)
 	if (!pid) {
 		int ok = 0, nospc = 0, i, r = 0;
 
+		own_memory();
 		if (join(cg))
 			_exit(3);
 		fd = open(DEV, O_RDWR);
