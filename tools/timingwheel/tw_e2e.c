@@ -1218,11 +1218,11 @@ static int join(const char *cg)
  */
 static void own_memory(void)
 {
-	volatile char stack[256 << 10];
-	size_t i;
+	char stack[256 << 10];
 
-	for (i = 0; i < sizeof(stack); i += 4096)
-		stack[i] = 0;
+	memset(stack, 0, sizeof(stack));
+	/* The stores must happen although nothing reads them. */
+	__asm__ __volatile__("" : : "r"(stack) : "memory");
 	errno = 0;
 	mlockall(MCL_CURRENT);
 }
