@@ -132,12 +132,6 @@ static __always_inline void tw_enqueue(struct tw_wheel *w, struct tw_timer *t,
 	tw_enqueue_at(w, t, lvl, tw_slot_index(w, lvl, t->expires));
 }
 
-/* Level 0's slot of tick @t: level 0 has one tick per slot. */
-static inline unsigned int tw_slot0(const struct tw_wheel *w, u64 t)
-{
-	return t & (w->near - 1);
-}
-
 /*
  * A timer was just unlinked; @pprev is where its link was.  It pointed into
  * tw_wheel.slots exactly when the timer was the first of a slot, and only
@@ -228,17 +222,14 @@ u64 tw_max_expiry(const struct tw_wheel *wheel)
 }
 
 /**
- * tw_start - start a timer
+ * __tw_start - tw_start() beyond its inline level-0 case
  * @wheel:   the wheel
- * @timer:   an initialised timer that is not pending
+ * @timer:   an initialised timer
  * @expires: the tick it fires at
  *
- * A timer due at or before the current tick fires on the next tw_advance().
- *
- * Return: 0; -EBUSY if @timer is already pending (stop it first); -ERANGE if
- * @expires is at or beyond tw_max_expiry().
+ * Return: as tw_start().
  */
-int tw_start(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires)
+int __tw_start(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires)
 {
 	unsigned int lvl;
 
@@ -248,10 +239,6 @@ int tw_start(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires)
 	if (expires <= wheel->now) {
 		timer->expires = expires;
 		hlist_add_head(&timer->entry, &wheel->overdue);
-	} else if (expires - wheel->now < wheel->near && expires < TW_MAX_TICK) {
-		/* Level 0, the most common: no level to look up. */
-		timer->expires = expires;
-		tw_enqueue_at(wheel, timer, 0, tw_slot0(wheel, expires));
 	} else {
 		lvl = tw_level_for(wheel, wheel->now, expires);
 		if (lvl == wheel->nr_levels || expires >= TW_MAX_TICK)
@@ -368,13 +355,19 @@ static u64 tw_level_horizon(const struct tw_wheel *w, unsigned int lvl)
 	return ((w->now >> s) + 1) << s;
 }
 
-/*
- * The next tick in (now, @limit] at which a slot becomes current, or
- * TW_NO_EVENT, the long way.  Levels are searched from the bottom; a level whose next slot
+/**
+ * __tw_next_event - tw_next_slot_event() beyond its inline case
+ * @w:     the wheel
+ * @limit: do not look past this tick
+ *
+ * The next tick in (now, @limit] at which a slot becomes current, the long
+ * way.  Levels are searched from the bottom; a level whose next slot
  * boundary is past the best tick so far, or past @limit, cannot do better,
  * and neither can any level above it, so the search stops there.
+ *
+ * Return: that tick, or TW_NO_EVENT.
  */
-static u64 tw_next_upper_event(const struct tw_wheel *w, u64 limit)
+u64 __tw_next_event(const struct tw_wheel *w, u64 limit)
 {
 	u64 best = TW_NO_EVENT;
 	unsigned int lvl;
@@ -390,47 +383,6 @@ static u64 tw_next_upper_event(const struct tw_wheel *w, u64 limit)
 			best = t;
 	}
 	return best <= limit ? best : TW_NO_EVENT;
-}
-
-/*
- * The same, first trying the common case: level 0 has work later in its
- * current round.  Every level above has work only at its slot boundaries,
- * which are at or after the end of that round, so that is the answer.
- */
-static __always_inline u64 tw_next_slot_event(const struct tw_wheel *w,
-					      u64 limit)
-{
-	unsigned int idx = tw_slot0(w, w->now);
-	/* Level 0's occupied slots after now's, up to the end of its round. */
-	u64 ahead = w->pending_map[0] & ~((BIT_ULL(idx) << 1) - 1);
-	u64 next;
-
-	if (!ahead)
-		return tw_next_upper_event(w, limit);
-	next = w->now - idx + __ffs64(ahead);
-	return next <= limit ? next : TW_NO_EVENT;
-}
-
-/**
- * tw_next_event - the next tick at which tw_advance() has work
- * @wheel: the wheel
- * @limit: do not look past this tick
- *
- * The tick returned is a lower bound on the next expiry, exact when the
- * earliest work is on level 0.  When it comes from a higher level it is the
- * tick at which that level's slot cascades: no timer fires before it, and
- * advancing to it makes progress (a cascade or an expiry).  A caller that
- * sleeps until this tick never oversleeps an expiry.  Cost: O(levels), less
- * with a tight @limit.
- *
- * Return: @wheel->now if timers are due and waiting, else that tick, or
- * TW_NO_EVENT if there is no work at or before @limit.
- */
-u64 tw_next_event(const struct tw_wheel *wheel, u64 limit)
-{
-	if (tw_has_due(wheel))
-		return wheel->now;
-	return tw_next_slot_event(wheel, limit);
 }
 
 /*
@@ -541,13 +493,16 @@ u64 tw_next_expiry_within(const struct tw_wheel *wheel, unsigned int max_scan)
 	return best;
 }
 
-/* Take one unit of a budget; false if none is left. */
-static inline bool tw_take(unsigned int *left)
+/*
+ * Take one unit of a budget; false if none is left.  tw_advance() counts
+ * budgets in 64 bits, TW_NO_BUDGET as U64_MAX, which no call can spend:
+ * so unlimited needs no test of its own.
+ */
+static inline bool tw_take(u64 *left)
 {
 	if (!*left)
 		return false;
-	if (*left != TW_NO_BUDGET)
-		(*left)--;
+	(*left)--;
 	return true;
 }
 
@@ -558,9 +513,10 @@ static inline bool tw_take(unsigned int *left)
  * belongs: never in the current slot of a level above 0.  Return false if
  * the budget ran out with timers left in the slot.
  */
-static bool tw_cascade(struct tw_wheel *w, unsigned int lvl, unsigned int *left)
+static bool tw_cascade(struct tw_wheel *w, unsigned int lvl, u64 *left)
 {
-	unsigned int idx = tw_slot_index(w, lvl, w->now), budget = *left;
+	unsigned int idx = tw_slot_index(w, lvl, w->now);
+	u64 budget = *left;
 	struct hlist_head *head = tw_slot(w, lvl, idx);
 	struct hlist_node *n;
 	u64 moved = 0;
@@ -595,7 +551,7 @@ static bool tw_cascade(struct tw_wheel *w, unsigned int lvl, unsigned int *left)
  * simply runs it again at the same tick: the slots already emptied are
  * skipped.  Return false in that case.
  */
-static bool tw_cascade_all(struct tw_wheel *w, unsigned int *left)
+static bool tw_cascade_all(struct tw_wheel *w, u64 *left)
 {
 	unsigned int lvl;
 
@@ -618,7 +574,7 @@ static bool tw_cascade_all(struct tw_wheel *w, unsigned int *left)
  * then only level 0 can have work.  Return false if the cascade budget
  * *@left ran out.
  */
-static inline bool tw_collect(struct tw_wheel *w, unsigned int *left)
+static inline bool tw_collect(struct tw_wheel *w, u64 *left)
 {
 	unsigned int idx = tw_slot0(w, w->now);
 
@@ -638,10 +594,10 @@ static inline bool tw_collect(struct tw_wheel *w, unsigned int *left)
  * waiting on the list included.
  */
 static __always_inline bool tw_fire_expired(struct tw_wheel *w,
-					    unsigned int *left,
+					    u64 *left,
 					    tw_expire_fn fn, void *data)
 {
-	unsigned int budget = *left;
+	u64 budget = *left;
 	struct hlist_node *n;
 	u64 fired = 0;
 
@@ -668,7 +624,7 @@ static __always_inline bool tw_fire_expired(struct tw_wheel *w,
 }
 
 static __always_inline bool tw_run_expired(struct tw_wheel *w,
-					   unsigned int *left,
+					   u64 *left,
 					   tw_expire_fn fn, void *data)
 {
 	return hlist_empty(&w->expired) || tw_fire_expired(w, left, fn, data);
@@ -707,7 +663,7 @@ unsigned int tw_advance(struct tw_wheel *wheel, u64 target,
 			unsigned int budget, tw_expire_fn fn, void *data)
 {
 	u64 fired = wheel->nr_fired;
-	unsigned int left = budget, moves = budget;
+	u64 left = budget != TW_NO_BUDGET ? budget : U64_MAX, moves = left;
 
 	if (target >= TW_MAX_TICK)
 		target = TW_MAX_TICK - 1;

@@ -9,6 +9,7 @@
 #ifndef _TW_CORE_H
 #define _TW_CORE_H
 
+#include <linux/bitops.h>
 #include <linux/bits.h>
 #include <linux/build_bug.h>
 #include <linux/types.h>
@@ -101,7 +102,7 @@ typedef void (*tw_expire_fn)(struct tw_timer *timer, void *data);
 
 int tw_init(struct tw_wheel *wheel, const u8 *level_bits,
 	    unsigned int nr_levels, u64 now);
-int tw_start(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires);
+int __tw_start(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires);
 int tw_start_range(struct tw_wheel *wheel, struct tw_timer *timer,
 		   u64 lo, u64 hi);
 int __tw_modify(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires);
@@ -110,7 +111,7 @@ int __tw_modify_range(struct tw_wheel *wheel, struct tw_timer *timer,
 bool tw_stop(struct tw_wheel *wheel, struct tw_timer *timer);
 unsigned int tw_advance(struct tw_wheel *wheel, u64 target,
 			unsigned int budget, tw_expire_fn fn, void *data);
-u64 tw_next_event(const struct tw_wheel *wheel, u64 limit);
+u64 __tw_next_event(const struct tw_wheel *w, u64 limit);
 u64 tw_next_expiry_within(const struct tw_wheel *wheel, unsigned int max_scan);
 u64 tw_max_expiry(const struct tw_wheel *wheel);
 unsigned int tw_cascades_needed(const struct tw_wheel *wheel, u64 expires);
@@ -128,6 +129,42 @@ static inline void tw_timer_init(struct tw_timer *timer)
 static inline bool tw_timer_pending(const struct tw_timer *timer)
 {
 	return !hlist_unhashed(&timer->entry);
+}
+
+/* Level 0's slot of tick @t: level 0 has one tick per slot. */
+static inline unsigned int tw_slot0(const struct tw_wheel *w, u64 t)
+{
+	return t & (w->near - 1);
+}
+
+/**
+ * tw_start - start a timer
+ * @wheel:   the wheel
+ * @timer:   an initialised timer that is not pending
+ * @expires: the tick it fires at
+ *
+ * A timer due at or before the current tick fires on the next tw_advance().
+ *
+ * The most common start, a timer due less than @near ticks ahead, goes to
+ * its level-0 slot here, inline, with no level to look up and no call;
+ * every other case is __tw_start().
+ *
+ * Return: 0; -EBUSY if @timer is already pending (stop it first); -ERANGE if
+ * @expires is at or beyond tw_max_expiry().
+ */
+static inline int tw_start(struct tw_wheel *wheel, struct tw_timer *timer,
+			   u64 expires)
+{
+	unsigned int idx = tw_slot0(wheel, expires);
+
+	if (tw_timer_pending(timer) || expires <= wheel->now ||
+	    expires - wheel->now >= wheel->near || expires >= TW_MAX_TICK)
+		return __tw_start(wheel, timer, expires);
+	timer->expires = expires;
+	hlist_add_head(&timer->entry, &wheel->slots[idx]);
+	wheel->pending_map[0] |= BIT_ULL(idx);
+	wheel->nr_pending++;
+	return 0;
 }
 
 /**
@@ -214,6 +251,49 @@ static inline bool tw_has_due(const struct tw_wheel *wheel)
 static inline u64 tw_now(const struct tw_wheel *wheel)
 {
 	return wheel->now;
+}
+
+/*
+ * The next tick after now at which a slot becomes current, or TW_NO_EVENT
+ * if none does by @limit, first trying the common case here: level 0 has
+ * work later in its current round.  Every level above has work only at its
+ * slot boundaries, which are at or after the end of that round, so that is
+ * the answer.  Otherwise __tw_next_event() searches the levels.
+ */
+static __always_inline u64 tw_next_slot_event(const struct tw_wheel *w,
+					      u64 limit)
+{
+	unsigned int idx = tw_slot0(w, w->now);
+	/* Level 0's occupied slots after now's, up to the end of its round. */
+	u64 ahead = w->pending_map[0] & ~((BIT_ULL(idx) << 1) - 1);
+	u64 next;
+
+	if (!ahead)
+		return __tw_next_event(w, limit);
+	next = w->now - idx + __ffs64(ahead);
+	return next <= limit ? next : TW_NO_EVENT;
+}
+
+/**
+ * tw_next_event - the next tick at which tw_advance() has work
+ * @wheel: the wheel
+ * @limit: do not look past this tick
+ *
+ * The tick returned is a lower bound on the next expiry, exact when the
+ * earliest work is on level 0.  When it comes from a higher level it is the
+ * tick at which that level's slot cascades: no timer fires before it, and
+ * advancing to it makes progress (a cascade or an expiry).  A caller that
+ * sleeps until this tick never oversleeps an expiry.  Cost: O(levels), less
+ * with a tight @limit; inline, without a call, when level 0 has the answer.
+ *
+ * Return: @wheel->now if timers are due and waiting, else that tick, or
+ * TW_NO_EVENT if there is no work at or before @limit.
+ */
+static inline u64 tw_next_event(const struct tw_wheel *wheel, u64 limit)
+{
+	if (tw_has_due(wheel))
+		return wheel->now;
+	return tw_next_slot_event(wheel, limit);
 }
 
 #endif /* _TW_CORE_H */
