@@ -703,17 +703,22 @@ out:
  */
 unsigned int tw_cascades_needed(const struct tw_wheel *wheel, u64 expires)
 {
-	unsigned int lvl, moves = 0;
-	u64 at = wheel->now;
+	unsigned int lvl, moves = 1;
 
-	if (expires <= at)
+	if (expires <= wheel->now)
 		return 0;
-	lvl = tw_level_for(wheel, at, expires);
-	while (lvl > 0 && lvl < wheel->nr_levels) {
-		at = expires & ~(((u64)1 << wheel->shift[lvl]) - 1);
-		moves++;
-		lvl = tw_level_for(wheel, at, expires);
-	}
+	lvl = tw_level_for(wheel, wheel->now, expires);
+	if (!lvl || lvl >= wheel->nr_levels)
+		return 0;
+	/*
+	 * It leaves level lvl when its slot comes round, at @expires with
+	 * the bits below that level cleared.  From there the distance is
+	 * those low bits, so it goes to the level of their highest set bit,
+	 * that is the next level down whose digit of @expires is not 0, and
+	 * so on until level 0: one move per such level above 0.
+	 */
+	while (--lvl > 0)
+		moves += tw_slot_index(wheel, lvl, expires) != 0;
 	return moves;
 }
 
