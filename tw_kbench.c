@@ -25,6 +25,10 @@
  * Each is the best of @reps runs.  Next to them, measured in the same run,
  * a baseline for a start and a stop: what the kernel pays for one hrtimer
  * per timer, as timerfd does (KBENCH-BASE lines, not part of the format).
+ * And the primitives a single START or STOP pays once per call, to say
+ * where its cost goes: a spin_lock_bh()/spin_unlock_bh() pair (lock_bh),
+ * a ktime_get_ns() (clock), and one memcg-charged object allocated and
+ * freed (slab_one).
  *
  * Everything runs in the insmod process, preemptible, as the ioctls do;
  * the expiry with bottom halves off, as the softirq runs it.  The burst's
@@ -66,6 +70,9 @@ enum kb_op {
 	KB_READ,
 	KB_HRTIMER_START,
 	KB_HRTIMER_CANCEL,
+	KB_LOCK_BH,
+	KB_CLOCK,
+	KB_SLAB_ONE,
 	KB_NR_OPS,
 };
 
@@ -78,6 +85,9 @@ static const char *const kb_names[KB_NR_OPS] = {
 	[KB_READ]		= "KBENCH read",
 	[KB_HRTIMER_START]	= "KBENCH-BASE hrtimer_start",
 	[KB_HRTIMER_CANCEL]	= "KBENCH-BASE hrtimer_cancel",
+	[KB_LOCK_BH]		= "KBENCH-BASE lock_bh",
+	[KB_CLOCK]		= "KBENCH-BASE clock",
+	[KB_SLAB_ONE]		= "KBENCH-BASE slab_one",
 };
 
 /**
@@ -276,6 +286,36 @@ static void kb_hrtimers(struct kb *kb)
 	kb_record(kb, KB_HRTIMER_CANCEL, t2 - t1, nr);
 }
 
+/* The per-call primitives of a single START or STOP, @nr times each. */
+static void kb_primitives(struct kb *kb)
+{
+	DEFINE_SPINLOCK(lock);
+	unsigned int i;
+	u64 t0, t1, t2, t3, sum = 0;
+	void *obj;
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < nr; i++) {
+		spin_lock_bh(&lock);
+		spin_unlock_bh(&lock);
+	}
+	t1 = ktime_get_ns();
+	for (i = 0; i < nr; i++)
+		sum += ktime_get_ns();
+	t2 = ktime_get_ns();
+	for (i = 0; i < nr; i++) {
+		/* A struct tw_ktimer's size (tw_client.c), as the device's cache. */
+		obj = kmalloc(56, GFP_KERNEL_ACCOUNT);
+		if (!obj)
+			kb_fail(kb, "kmalloc", -ENOMEM);
+		kfree(obj);
+	}
+	t3 = ktime_get_ns();
+	kb_record(kb, KB_LOCK_BH, t1 - t0, nr);
+	kb_record(kb, KB_CLOCK, t2 - t1, sum ? nr : 0);
+	kb_record(kb, KB_SLAB_ONE, t3 - t2, nr);
+}
+
 static void kb_run(struct kb *kb)
 {
 	unsigned int rep;
@@ -286,6 +326,7 @@ static void kb_run(struct kb *kb)
 		kb_record(kb, KB_BATCH_STOP, kb_batch(kb, TWHEEL_OP_STOP, 0, 0), nr);
 		kb_burst(kb);
 		kb_hrtimers(kb);
+		kb_primitives(kb);
 		cond_resched();
 	}
 }
