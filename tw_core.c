@@ -211,6 +211,8 @@ int tw_init(struct tw_wheel *wheel, const u8 *level_bits,
  *
  * tw_start() accepts expiries strictly below this.  It grows as the wheel
  * advances, one top-level slot at a time, up to TW_MAX_TICK.
+ *
+ * Return: that tick.
  */
 u64 tw_max_expiry(const struct tw_wheel *wheel)
 {
@@ -643,13 +645,12 @@ static __always_inline bool tw_run_expired(struct tw_wheel *w,
  * advance that reaches its tick.  If the budget runs out, the wheel stops at
  * the tick it was expiring (tw_has_due() is then true) and a later call,
  * with any @target, resumes there before moving on; a zero budget may still
- * move the wheel up to the first tick with work (timers due or a cascade).  A timer a callback
- * starts for a tick in (now, @target] fires in this same call.  One started
- * at or before now fires in a later call, except that a call resuming after
- * a budget ran out fires the overdue timers right after the held-back ones,
- * those started by their callbacks included: a timer re-armed for "now"
- * fires at most twice per call, never endlessly.
- *
+ * move the wheel up to the first tick with work (timers due or a cascade).
+ * A timer a callback starts for a tick in (now, @target] fires in this same
+ * call.  One started at or before now fires in a later call, except that a
+ * call resuming after a budget ran out fires the overdue timers right after
+ * the held-back ones, those started by their callbacks included: a timer
+ * re-armed for "now" fires at most twice per call, never endlessly.
  *
  * The budget also bounds the cascades of one call, separately: at most
  * @budget timers are moved down a level, so a slot holding a million

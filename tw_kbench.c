@@ -25,10 +25,11 @@
  * Each is the best of @reps runs.  Next to them, measured in the same run,
  * a baseline for a start and a stop: what the kernel pays for one hrtimer
  * per timer, as timerfd does (KBENCH-BASE lines, not part of the format).
- * And the primitives a single START or STOP pays once per call, to say
- * where its cost goes: a spin_lock_bh()/spin_unlock_bh() pair (lock_bh),
- * a ktime_get_ns() (clock), and one memcg-charged object allocated and
- * freed (slab_one).
+ * And the primitives of a single START or STOP, to say where its cost
+ * goes: a spin_lock_bh()/spin_unlock_bh() pair (lock_bh) and a
+ * ktime_get_ns() (clock), paid once per call, and a memcg-charged object
+ * of a timer's size allocated and freed (slab_one), a START's allocation
+ * and a STOP's free, once per timer.
  *
  * Everything runs in the insmod process, preemptible, as the ioctls do;
  * the expiry with bottom halves off, as the softirq runs it.  The burst's
@@ -45,6 +46,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
 
 #include "tw_client.h"
@@ -286,25 +288,35 @@ static void kb_hrtimers(struct kb *kb)
 	kb_record(kb, KB_HRTIMER_CANCEL, t2 - t1, nr);
 }
 
-/* The per-call primitives of a single START or STOP, @nr times each. */
+/* The lock of kb_primitives(): a static one, as lockdep wants. */
+static DEFINE_SPINLOCK(kb_lock);
+
+/*
+ * The primitives a single START or STOP pays, @nr times each: the lock
+ * and the clock read once per call (a batch once per chunk), the slab
+ * object once per timer.
+ */
 static void kb_primitives(struct kb *kb)
 {
-	DEFINE_SPINLOCK(lock);
 	unsigned int i;
-	u64 t0, t1, t2, t3, sum = 0;
+	u64 t0, t1, t2, t3;
 	void *obj;
 
 	t0 = ktime_get_ns();
 	for (i = 0; i < nr; i++) {
-		spin_lock_bh(&lock);
-		spin_unlock_bh(&lock);
+		spin_lock_bh(&kb_lock);
+		spin_unlock_bh(&kb_lock);
 	}
 	t1 = ktime_get_ns();
 	for (i = 0; i < nr; i++)
-		sum += ktime_get_ns();
+		ktime_get_ns();
 	t2 = ktime_get_ns();
 	for (i = 0; i < nr; i++) {
-		/* A struct tw_ktimer's size (tw_client.c), as the device's cache. */
+		/*
+		 * The size of a struct tw_ktimer (tw_client.c), charged to the
+		 * memory cgroup as the device's own cache is; kmalloc's cache
+		 * of that size stands in for it, which is private.
+		 */
 		obj = kmalloc(56, GFP_KERNEL_ACCOUNT);
 		if (!obj)
 			kb_fail(kb, "kmalloc", -ENOMEM);
@@ -312,7 +324,7 @@ static void kb_primitives(struct kb *kb)
 	}
 	t3 = ktime_get_ns();
 	kb_record(kb, KB_LOCK_BH, t1 - t0, nr);
-	kb_record(kb, KB_CLOCK, t2 - t1, sum ? nr : 0);
+	kb_record(kb, KB_CLOCK, t2 - t1, nr);
 	kb_record(kb, KB_SLAB_ONE, t3 - t2, nr);
 }
 

@@ -206,6 +206,10 @@ static void tw_test_range_limit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p[1].fired_at, max - 1);
 	KUNIT_EXPECT_EQ(test, tw_start(fx->wheel, &p[1].timer, 0), 0);
 	KUNIT_EXPECT_EQ(test, tw_start(fx->wheel, &p[1].timer, 1), -EBUSY);
+	/* Pending, and started again on level 0: the inline path refuses it. */
+	KUNIT_EXPECT_EQ(test, tw_start(fx->wheel, &p[2].timer, max + 1), 0);
+	KUNIT_EXPECT_EQ(test, tw_start(fx->wheel, &p[2].timer, max + 2), -EBUSY);
+	KUNIT_EXPECT_EQ(test, p[2].timer.expires, max + 1);
 }
 
 static void tw_test_many_timers_one_tick(struct kunit *test)

@@ -65,13 +65,17 @@ for b in $(seq 1 "$boots"); do
 done
 # Per operation, the median of the boots (the lower middle one of an even
 # count), in the order of the first boot.
-awk '{ sub(/^boot=/, "", $2); split($4, v, "="); op = $3
+awk '{ split($4, v, "="); op = $3
        if (!(op in n)) order[++nops] = op
-       ns[op, ++n[op]] = v[2]; ops[op] = $5 }
+       k = ++n[op]; ns[op, k] = v[2]; ops[op, k] = $5 }
      END { for (i = 1; i <= nops; i++) {
              op = order[i]; k = n[op]
              for (a = 1; a <= k; a++) for (b = a + 1; b <= k; b++)
-               if (ns[op, b] + 0 < ns[op, a] + 0) { t = ns[op, a]; ns[op, a] = ns[op, b]; ns[op, b] = t }
-             printf "KBENCH %s ns_per_op=%s %s\n", op, ns[op, int((k + 1) / 2)], ops[op] } }' \
+               if (ns[op, b] + 0 < ns[op, a] + 0) {
+                 t = ns[op, a]; ns[op, a] = ns[op, b]; ns[op, b] = t
+                 t = ops[op, a]; ops[op, a] = ops[op, b]; ops[op, b] = t
+               }
+             m = int((k + 1) / 2)
+             printf "KBENCH %s ns_per_op=%s %s\n", op, ns[op, m], ops[op, m] } }' \
 	"$work/all.txt"
 exit $status
