@@ -52,10 +52,17 @@ tw_kernel_source() {
 	echo "$tree"
 }
 
+# The 32-bit builds (libtimingwheel's lib32, tw_e2e32, tw_fuzz32) need
+# gcc's -m32 and the i386 libc, which a fresh Debian machine lacks.
+tw_need_m32() {
+	tw_need gcc-multilib
+}
+
 # tw_device_progs: build the static test programs; tw_e2e takes the
 # kernel's kselftest_harness.h from the 6.12 source tree.
 tw_device_progs() {
 	local src
+	tw_need_m32
 	src=$(tw_kernel_source 6.12)
 	make -s -C "$TW_ROOT/tools/timingwheel" device-progs \
 		KSFT_DIR="$src/tools/testing/selftests" >&2 || tw_die "test programs do not build"

@@ -46,6 +46,7 @@ fi
 
 # libtimingwheel: warning-free, 64- and 32-bit; every function the header
 # declares is exported under LIBTIMINGWHEEL_1 and has a manual page.
+tw_need_m32
 if make -s -C "$TW_ROOT/lib" clean >/dev/null &&
 	make -s -C "$TW_ROOT/lib" all lib32 CFLAGS="-O2 -g -Wall -Wextra -Werror" >/dev/null; then
 	tw_log "libtimingwheel builds cleanly, 64- and 32-bit"

@@ -18,7 +18,7 @@ set -euo pipefail
 
 kernel=${1:?usage: qemu-run.sh KERNEL MODE}
 mode=${2:?usage: qemu-run.sh KERNEL MODE}
-tw_need qemu-system-x86 busybox-static cpio gzip gcc-multilib
+tw_need qemu-system-x86 busybox-static cpio gzip
 read -r ver kdir vmlinuz < <("$TW_ROOT/scripts/debian-kernel.sh" "$kernel")
 work=$TW_CACHE/run/qemu-$kernel-$mode${TW_RUN_TAG:+-$TW_RUN_TAG}
 rm -rf "$work" && mkdir -p "$work"
