@@ -223,6 +223,20 @@ static uint32_t ops_per_tick(struct bench *b, uint32_t div)
 }
 
 /*
+ * Count one operation off *@left; true when the clock is to tick, the count
+ * then starting over at @per_tick.  A countdown, not k % per_tick: a second
+ * 64-bit division per operation would cost the driver, wheel and heap
+ * alike, about what the floor's whole operation costs.
+ */
+static inline bool tick_due(uint32_t *left, uint32_t per_tick)
+{
+	if (--*left)
+		return false;
+	*left = per_tick;
+	return true;
+}
+
+/*
  * Churn: the clock ticks once every n/4096 operations, so a timer lives
  * about MIXED_SPAN / 2 ticks and is moved about eight times before it would
  * fire.
@@ -230,7 +244,7 @@ static uint32_t ops_per_tick(struct bench *b, uint32_t div)
 static double phase_churn(struct bench *b, double *expiry_share)
 {
 	uint64_t ops = 8ULL * (b->n > 500000 ? b->n : 500000), k;
-	uint32_t per_tick = ops_per_tick(b, 4096);
+	uint32_t per_tick = ops_per_tick(b, 4096), left = per_tick;
 	double t0;
 
 	b_reset(b);
@@ -244,7 +258,7 @@ static double phase_churn(struct bench *b, double *expiry_share)
 
 		b_stop(b, i);
 		b_start(b, i, b->now + 1 + rnd(&b->rng) % MIXED_SPAN);
-		if (k % per_tick == per_tick - 1)
+		if (tick_due(&left, per_tick))
 			b_advance(b, b->now + 1);
 	}
 	*expiry_share = (double)b->fired / (ops + b->fired);
@@ -258,7 +272,8 @@ static double phase_churn(struct bench *b, double *expiry_share)
 static double phase_mixed(struct bench *b, double *expiry_share)
 {
 	uint64_t ops = 8ULL * (b->n > 500000 ? b->n : 500000), k;
-	uint32_t per_tick = ops_per_tick(b, 256), busy = b->n / 5 * 4;
+	uint32_t per_tick = ops_per_tick(b, 256), left = per_tick;
+	uint32_t busy = b->n / 5 * 4;
 	double t0;
 
 	b_reset(b);
@@ -280,7 +295,7 @@ static double phase_mixed(struct bench *b, double *expiry_share)
 		} else {
 			b_modify(b, i, b->now + *b_timeout(b, i));
 		}
-		if (k % per_tick == per_tick - 1)
+		if (tick_due(&left, per_tick))
 			b_advance(b, b->now + 1);
 	}
 	*expiry_share = (double)b->fired / (ops + b->fired);
