@@ -5,16 +5,18 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-declare -a names results
+# Each stage prints its elapsed time; the summary lists them all and the
+# total, so that a person sees where the time goes.
+declare -a results
+check_start=$SECONDS
+tw_mmss() { printf '%2d:%02d' $(($1 / 60)) $(($1 % 60)); }
 run() {
-	local name=$1
+	local name=$1 t0=$SECONDS verdict=PASS
 	shift
 	tw_log "=== $name"
-	if "$@"; then
-		results+=("PASS  $name")
-	else
-		results+=("FAIL  $name")
-	fi
+	"$@" || verdict=FAIL
+	tw_log "=== $name: $verdict in $(tw_mmss $((SECONDS - t0)))"
+	results+=("$verdict  $(tw_mmss $((SECONDS - t0)))  $name")
 }
 
 run "harness self-test" "$TW_ROOT/scripts/selftest-harness.sh"
@@ -44,7 +46,9 @@ done
 run "e2e catches planted bugs (mutations)" "$TW_ROOT/scripts/mutate.sh" device
 
 echo
-echo "== make check summary"
+echo "== make check summary (verdict, minutes:seconds, stage)"
 printf '  %s\n' "${results[@]}"
-printf '%s\n' "${results[@]}" | grep -q '^FAIL' && exit 1
-exit 0
+echo "  total $(tw_mmss $((SECONDS - check_start)))"
+failed=$(printf '%s\n' "${results[@]}" | grep -c '^FAIL')
+echo "stages: $((${#results[@]} - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -4,10 +4,13 @@
 # UML kernels, whose root is the host's own / (read-only, through hostfs).
 # The kernel command line says what to do:
 #
-#   tw.mode=e2e|demo|bench|kbench   what runs (e2e: tw_e2e, tw_libtest, then
-#                            tw_fuzz if asked; kbench: timingwheel_kbench.ko)
+#   tw.mode=e2e|demo|bench|kbench|textpoke   what runs (e2e: tw_e2e,
+#                            tw_libtest, then tw_fuzz if asked; kbench:
+#                            timingwheel_kbench.ko; textpoke: trace events
+#                            toggled for tw.fuzz seconds)
 #   tw.dir=DIR               where timingwheel.ko and bin/ are (default /)
-#   tw.fuzz=SECONDS          e2e: run each fuzzer this long (default 0: not)
+#   tw.fuzz=SECONDS          e2e: run each fuzzer this long (default 0: not);
+#                            textpoke: how long
 #   tw.seed=N                the fuzzers' seed (default 0: they pick one)
 #   tw.only=T1,T2,...        e2e: run only these tests of tw_e2e
 #   tw.kbench=P=V,...        kbench: timingwheel_kbench.ko's parameters
@@ -83,6 +86,26 @@ e2e)
 	exec 3</dev/timingwheel
 	rmmod timingwheel 2>/dev/null && echo "TW-RMMOD-WHILE-OPEN-SUCCEEDED"
 	exec 3<&-
+	;;
+textpoke)
+	# Live-patch kernel text as fast as a shell can: each toggle of the
+	# module's trace events flips static keys, the sched_switch probe of
+	# the command-line recorder among them, while busy loops on every
+	# vCPU run the patched scheduler (scripts/qemu-run.sh, why).
+	t=/sys/kernel/tracing
+	[ -d $t/events ] || mount -t tracefs nodev $t
+	for c in 1 2 3 4; do (while :; do usleep 100; done) & done
+	end=$(($(date +%s) + ${fuzz:-30}))
+	n=0
+	while [ "$(date +%s)" -lt $end ]; do
+		echo 1 >$t/events/timingwheel/enable
+		echo 0 >$t/events/timingwheel/enable
+		n=$((n + 1))
+	done
+	kill $(jobs -p)
+	echo "TW-TEXTPOKE toggles=$n"
+	[ $n -gt 0 ]
+	echo "TW-RESULT rc=$?"
 	;;
 demo)
 	PATH=$dir/bin:$PATH sh "$dir/demo.sh"

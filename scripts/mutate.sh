@@ -9,11 +9,13 @@
 # each names the bug.  A patch that no longer applies exactly (no fuzz) is
 # itself a failure, so a mutation cannot go stale silently.
 #
-# A device bug that only a Debian kernel can show (UML has no time
-# namespaces) says so in a line of its header, "Suite: qemu KERNEL T1,T2":
-# it is judged by those tests of the e2e suite in a QEMU guest of KERNEL,
-# one of them a test the bug cannot fail, so that the verdict can tell a
-# caught bug from a run that never happened.
+# A device bug names, in a line of its header, the tests that judge it:
+# "Suite: uml T1,T2" (the e2e suite under the UML debug kernel) or "Suite:
+# qemu KERNEL T1,T2" (in a QEMU guest of KERNEL, for what UML cannot show,
+# such as time namespaces).  One of them is a test the bug cannot fail,
+# so that the verdict can tell a caught bug from a run that never
+# happened; libtimingwheel's own tests always run.  Running only the
+# tests that catch a bug keeps the stage within its time.
 #
 #   scripts/mutate.sh core|device
 #
@@ -32,15 +34,14 @@ device)
 	# The UML debug kernel: twice as fast as a TCG guest, and KASAN
 	# turns a mutant's memory error into a report.
 	suite() {
-		local qemu
-		qemu=$(sed -n '2,/^---/s/^Suite: qemu //p' "$2")
-		if [ -z "$qemu" ]; then
-			TW_RUN_TAG=mutant TW_UML_TIMEOUT=300 "$1/scripts/uml-e2e.sh" debug
-			return
-		fi
-		# shellcheck disable=SC2086 # KERNEL and TESTS, split on purpose
-		set -- "$1" $qemu
-		TW_RUN_TAG=mutant TW_E2E_ONLY=$3 "$1/scripts/qemu-run.sh" "$2" e2e
+		# shellcheck disable=SC2046 # WHERE [KERNEL] TESTS, split on purpose
+		set -- "$1" $(sed -n '2,/^---/s/^Suite: //p' "$2")
+		case $2 in
+		uml) TW_RUN_TAG=mutant TW_UML_TIMEOUT=300 TW_E2E_ONLY=$3 \
+			"$1/scripts/uml-e2e.sh" debug ;;
+		qemu) TW_RUN_TAG=mutant TW_E2E_ONLY=$4 "$1/scripts/qemu-run.sh" "$3" e2e ;;
+		*) echo "no 'Suite: uml|qemu KERNEL TESTS' line in the header"; return 2 ;;
+		esac
 	}
 	# Caught means the suite ran (some tests passed) and not all passed,
 	# or libtimingwheel's tests (lib/ bugs) ran and some failed.
@@ -61,11 +62,16 @@ for m in "$TW_ROOT/scripts/mutations/$kind"/*.patch; do
 	(cd "$TW_ROOT" && rsync -a --exclude build --exclude build32 Kbuild ./*.c ./*.h \
 		VERSION lib scripts tools "$tree/" &&
 		if [ -d include ]; then rsync -a include "$tree/"; fi)
-	if ! patch -s -p1 --fuzz=0 --no-backup-if-mismatch -d "$tree" <"$m" >"$tree.log" 2>&1; then
-		tw_log "mutation '$name' did not apply: update $m"
+	# Stale is a patch that needs fuzz or applies at an offset: the code
+	# it was written against has moved, and it may no longer plant the bug.
+	if ! patch -p1 --fuzz=0 --no-backup-if-mismatch -d "$tree" <"$m" >"$tree.log" 2>&1 ||
+		grep -q 'offset' "$tree.log"; then
+		tw_log "mutation '$name' does not apply exactly: update $m"
+		grep -E 'offset|FAILED' "$tree.log" >&2
 		failures=$((failures + 1))
 		continue
 	fi
+	t0=$SECONDS
 	if suite "$tree" "$m" >"$tree.log" 2>&1; then
 		tw_log "mutation '$name' SURVIVED: the suite did not notice"
 		failures=$((failures + 1))
@@ -75,9 +81,10 @@ for m in "$TW_ROOT/scripts/mutations/$kind"/*.patch; do
 		# loaded it, proves nothing about the tests; one that crashes
 		# the kernel under test was caught.
 		tw_log "mutation '$name': the suite did not run (log: $tree.log)"
+		grep -m1 "no 'Suite" "$tree.log" >&2
 		failures=$((failures + 1))
 	else
-		tw_log "mutation '$name' caught: $ran"
+		tw_log "mutation '$name' caught in $((SECONDS - t0)) s: $ran"
 	fi
 done
 [ $tried -gt 0 ] || tw_die "no mutation matches '${TW_MUTATION:-}'"
