@@ -1317,15 +1317,11 @@ struct tw_client *tw_client_create(void)
 	c->user = tw_user_get(current_euid());
 	if (IS_ERR(c->user)) {
 		ret = PTR_ERR(c->user);
-		kfree(c);
-		return ERR_PTR(ret);
+		goto err_free;
 	}
 	ret = tw_ids_create(&c->ids, TW_GFP);
-	if (ret) {
-		tw_user_put(c->user);
-		kfree(c);
-		return ERR_PTR(ret);
-	}
+	if (ret)
+		goto err_put_user;
 	spin_lock_init(&c->lock);
 	mutex_init(&c->read_mutex);
 	init_waitqueue_head(&c->wq);
@@ -1335,6 +1331,12 @@ struct tw_client *tw_client_create(void)
 	c->serial = atomic64_inc_return(&tw_serial);
 	tw_set_clock(c);
 	return c;
+
+err_put_user:
+	tw_user_put(c->user);
+err_free:
+	kfree(c);
+	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_TW_KBENCH(tw_client_create);
 
