@@ -274,15 +274,19 @@ static_assert(U64_MAX / TW_MIN_RESOLUTION_NS < BIT_ULL(61));
  *                    the ones its stops freed, given back after it
  * @t:       the objects: the spares a stack at the bottom, the stopped
  *           timers at the top.  One slot per entry of the chunk is enough
- *           for both, so a chunk of at most TW_CHUNK entries always has room
- * @nr:      spares left, in @t[0] up
+ *           for both, so a chunk of at most TW_CHUNK entries always has
+ *           room; the applying task's own
+ * @nr:      spares left, in @t[0] up; the applying task's own
  * @nr_dead: stopped timers, in @t[TW_CHUNK - 1] down: out of the index and
  *           of every list, no longer counted in tw_client.nr_timers, still
- *           charged to the user until tw_free_spares() frees them
+ *           charged to the user until tw_free_spares() frees them; the
+ *           applying task's own
  * @err:     what a start that finds no spare left fails with: -ENOSPC if
- *           the user's limit held the chunk back, else -ENOMEM
+ *           the user's limit held the chunk back, else -ENOMEM; set before
+ *           the lock is taken, then read-only
  *
- * On the stack of the task applying the chunk: no lock guards it.
+ * On the stack of the task applying the chunk: no lock guards it, and the
+ * timers in it are in no list and not in the index.
  */
 struct tw_spares {
 	struct tw_ktimer	*t[TW_CHUNK];
@@ -616,9 +620,16 @@ static int tw_arm_queued(struct tw_client *c, struct tw_ktimer *t, u64 tick)
 	return 0;
 }
 
-/*
- * Where a START puts its timer: at a tick in [@lo, @hi], then every
- * @interval.  @at is the roundest tick of the range (tw_roundest()).
+/**
+ * struct tw_when - where a START puts its timer: at a tick in [@lo, @hi],
+ *                  then every @interval
+ * @lo:       the first tick the timer may fire at
+ * @hi:       the last one
+ * @at:       the tick it is armed at: the roundest of [@lo, @hi]
+ *            (tw_roundest())
+ * @interval: its period in ticks, 0 for one-shot
+ *
+ * On the stack of the task starting the timer: no lock guards it.
  */
 struct tw_when {
 	u64	lo;
@@ -696,6 +707,7 @@ static int tw_start_args(struct tw_client *c, const struct twheel_op *op,
 	u64 due, last, rem;
 	int ret;
 
+	lockdep_assert_held(&c->lock);
 	if ((op->flags & ~TWHEEL_TIMER_FLAGS) || op->__reserved)
 		return -EINVAL;
 	/* Its period would have to keep to the tick the slack chose. */
@@ -736,6 +748,7 @@ static int tw_start_timer(struct tw_client *c, const struct twheel_op *op,
 	struct tw_ktimer *t;
 	int ret;
 
+	lockdep_assert_held(&c->lock);
 	ret = tw_start_args(c, op, now, w);
 	if (ret)
 		return ret;
@@ -796,6 +809,7 @@ static int tw_do_stop(struct tw_client *c, const struct twheel_op *op,
 {
 	struct tw_ktimer *t;
 
+	lockdep_assert_held(&c->lock);
 	if (op->flags || op->value || op->interval || op->slack ||
 	    op->__reserved)
 		return -EINVAL;
@@ -1130,6 +1144,7 @@ static unsigned int tw_take_events(struct tw_client *c, struct list_head *taken,
 	u64 now = tw_clock_ns(c);
 	unsigned int n = 0;
 
+	lockdep_assert_held(&c->lock);
 	while (n < max && !list_empty(&c->events)) {
 		struct tw_ktimer *t = list_first_entry(&c->events,
 						       struct tw_ktimer, node.link);
@@ -1192,6 +1207,7 @@ static bool tw_finish_events(struct tw_client *c, struct list_head *taken,
 	unsigned int i = 0;
 	bool rearmed = false;
 
+	lockdep_assert_held(&c->lock);
 	list_for_each_entry_safe(t, tmp, taken, node.link) {
 		trace_timingwheel_read(c, t->idn.id, t->node.expires, t->fired,
 				       ev[i].overrun, t->interval, done + i);
@@ -1213,6 +1229,7 @@ static void tw_return_events(struct tw_client *c, struct list_head *taken)
 {
 	struct tw_ktimer *t, *tmp;
 
+	lockdep_assert_held(&c->lock);
 	list_for_each_entry_safe_reverse(t, tmp, taken, node.link) {
 		if (t->state == TW_STOPPED) {
 			list_del(&t->node.link);
