@@ -5,7 +5,8 @@
  * A timingwheel client: the operations behind /dev/timingwheel, on kernel
  * memory only.  tw_chardev.c gives each open file one client and copies
  * the caller's structs in and out; the kernel-side benchmark (tw_kbench.c)
- * calls the same functions on kernel buffers.
+ * calls the same functions on kernel buffers, so that the benchmark
+ * measures the device's own paths, less the copies.
  *
  * A client is a timing wheel (tw_core.c), an index of its timers by the
  * 64-bit ids the caller chose (tw_ids.c), a FIFO of fired timers whose

@@ -1,11 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A timingwheel client: its operations on kernel memory.  See tw_client.c.
- *
- * /dev/timingwheel (tw_chardev.c) is a thin layer over these: it copies the
- * caller's structs in and out and calls the very functions that the
- * kernel-side benchmark (tw_kbench.c) calls on kernel buffers, so that the
- * benchmark measures the device's own paths, less the copies.
+ * A timingwheel client: its operations on kernel memory, for
+ * /dev/timingwheel (tw_chardev.c) and the kernel-side benchmark
+ * (tw_kbench.c).  See "DOC: Overview" in tw_client.c.
  */
 #ifndef _TW_CLIENT_H
 #define _TW_CLIENT_H
