@@ -126,6 +126,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/stringify.h>
 #include <linux/wait.h>
 #include <uapi/linux/timingwheel.h>
 
@@ -137,8 +138,8 @@
 #define CREATE_TRACE_POINTS
 #include "tw_trace.h"
 
-#define TW_MIN_RESOLUTION_NS	1000ULL
-#define TW_MAX_RESOLUTION_NS	NSEC_PER_SEC
+/* The TWHEEL_TIMER_* flags this module knows: a START with another fails. */
+#define TW_TIMER_FLAGS_VALID	(TWHEEL_TIMER_ABSTIME | TWHEEL_TIMER_REPLACE)
 /* The pause between two follow-up callbacks of a burst. */
 #define TW_BURST_GAP_NS		20000ULL
 /* GET_INFO and fdinfo look at no more timers of one wheel level than this. */
@@ -168,7 +169,9 @@ MODULE_PARM_DESC(max_user_files, "most open files one user may have (default 102
 static unsigned int default_resolution_ns = 1000000;
 module_param(default_resolution_ns, uint, 0644);
 MODULE_PARM_DESC(default_resolution_ns,
-		 "tick length of a new file, 1000..1000000000 ns (default 1 ms)");
+		 "tick length of a new file, "
+		 __stringify(TWHEEL_MIN_RESOLUTION_NS) ".."
+		 __stringify(TWHEEL_MAX_RESOLUTION_NS) " ns (default 1 ms)");
 
 static unsigned int expiry_batch = 1024;
 module_param(expiry_batch, uint, 0644);
@@ -267,7 +270,7 @@ static __always_inline void tw_timer_set_state(struct tw_client *c,
 }
 
 /* Any period a caller can give fits @interval, in ticks of 1 us or more. */
-static_assert(U64_MAX / TW_MIN_RESOLUTION_NS < BIT_ULL(61));
+static_assert(U64_MAX / TWHEEL_MIN_RESOLUTION_NS < BIT_ULL(61));
 
 /**
  * struct tw_spares - a chunk's dealings with the slab, kept out of the lock:
@@ -709,7 +712,7 @@ static int tw_start_args(struct tw_client *c, const struct twheel_op *op,
 	int ret;
 
 	lockdep_assert_held(&c->lock);
-	if ((op->flags & ~TWHEEL_TIMER_FLAGS) || op->__reserved)
+	if ((op->flags & ~TW_TIMER_FLAGS_VALID) || op->__reserved)
 		return -EINVAL;
 	/* Its period would have to keep to the tick the slack chose. */
 	if (op->slack && op->interval)
@@ -1036,8 +1039,8 @@ static void tw_set_clock(struct tw_client *c)
  * tw_client_set_config - choose the clock and the resolution
  * @c:       the client
  * @clockid: CLOCK_MONOTONIC or CLOCK_BOOTTIME
- * @res:     ns per tick, TW_MIN_RESOLUTION_NS..TW_MAX_RESOLUTION_NS, or 0
- *           to keep the current one
+ * @res:     ns per tick, TWHEEL_MIN_RESOLUTION_NS..TWHEEL_MAX_RESOLUTION_NS,
+ *           or 0 to keep the current one
  *
  * Return: 0; -EINVAL for another clock or a resolution out of range;
  * -EBUSY once a timer was started.
@@ -1048,7 +1051,8 @@ int tw_client_set_config(struct tw_client *c, clockid_t clockid, u64 res)
 
 	if (clockid != CLOCK_MONOTONIC && clockid != CLOCK_BOOTTIME)
 		return -EINVAL;
-	if (res && (res < TW_MIN_RESOLUTION_NS || res > TW_MAX_RESOLUTION_NS))
+	if (res && (res < TWHEEL_MIN_RESOLUTION_NS ||
+		    res > TWHEEL_MAX_RESOLUTION_NS))
 		return -EINVAL;
 
 	spin_lock_bh(&c->lock);
@@ -1345,7 +1349,8 @@ struct tw_client *tw_client_create(void)
 	init_waitqueue_head(&c->wq);
 	INIT_LIST_HEAD(&c->events);
 	c->clockid = CLOCK_MONOTONIC;
-	c->resolution = clamp(res, TW_MIN_RESOLUTION_NS, TW_MAX_RESOLUTION_NS);
+	c->resolution = clamp_t(u64, res, TWHEEL_MIN_RESOLUTION_NS,
+				TWHEEL_MAX_RESOLUTION_NS);
 	c->serial = atomic64_inc_return(&tw_serial);
 	tw_set_clock(c);
 	return c;
