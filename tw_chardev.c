@@ -1,20 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /dev/timingwheel: many timers behind one file descriptor.
+ * /dev/timingwheel: the misc device and its file operations.
  *
- * Each open file is a client (tw_client.c): a timing wheel, an index of its
- * timers by the 64-bit ids the caller chose, a FIFO of fired timers whose
- * events wait to be read, and one hrtimer that drives the wheel.  This file
- * is the misc device: the file operations, and the copies of the caller's
+ * Each open file is a client (tw_client.c).  This file copies the caller's
  * structs in and out of userspace around the client's operations, which
- * work on kernel memory only.  The design, the states of a timer, the lock
- * and the limits are described in tw_client.c.
- *
- * read() holds the client's read mutex across the copy to userspace, so
- * that concurrent readers see events in order; it never holds it while
- * waiting for events, and an O_NONBLOCK read never sleeps on it.  close()
- * destroys the client, which cancels the hrtimer, waiting for a callback in
- * flight, before it frees the timers.
+ * work on kernel memory only, and sleeps where a blocking read() or poll()
+ * waits for events.  The design, the timer states, the locking and the
+ * limits are described once, in the DOC: blocks of tw_client.c.
  */
 
 #include <linux/fs.h>

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: Overview
+ *
  * A timingwheel client: the operations behind /dev/timingwheel, on kernel
  * memory only.  tw_chardev.c gives each open file one client and copies
  * the caller's structs in and out; the kernel-side benchmark (tw_kbench.c)
- * calls the same functions on kernel buffers.
+ * calls the same functions on kernel buffers, so that the benchmark
+ * measures the device's own paths, less the copies.
  *
  * A client is a timing wheel (tw_core.c), an index of its timers by the
  * 64-bit ids the caller chose (tw_ids.c), a FIFO of fired timers whose
@@ -11,16 +14,7 @@
  *
  * A timer is one 56-byte slab object, charged to the caller's memory cgroup
  * and counted against its user's max_user_timers, that lives from START
- * until its last event is read or it is stopped.  It is in exactly one of
- * three states, plus a flag:
- *
- *   ARMED    in the wheel, due at its tick
- *   QUEUED   fired; on the client's event list, waiting for read()
- *   READING  taken by a read() that is copying its event to userspace
- *
- *   stopped  READING only: STOP took it out of the id index while its event
- *            was being copied, so the reader frees it whatever the copy's
- *            outcome (it is never re-armed or queued again)
+ * until its last event is read or it is stopped.
  *
  * The event record is built from the timer itself, so expiry never
  * allocates and no event can be lost: a fired timer is its own queue entry,
@@ -29,8 +23,38 @@
  * A periodic timer is re-armed when its event is read, as timerfd does, so
  * an unread periodic timer costs nothing and its missed periods are counted
  * into the event's overrun instead of piling up.
+ */
+
+/**
+ * DOC: Timer states
  *
- * Time.  The wheel's tick is the client's resolution: tick k is the moment
+ * A timer is in exactly one state (enum tw_state), changed only by
+ * tw_timer_set_state() under the client's lock, which warns once on a
+ * transition that is not one of these::
+ *
+ *   from        to        by
+ *   ----------  --------  ---------------------------------------------
+ *   (slab)      NEW       START takes a spare          tw_start_timer()
+ *   NEW         ARMED     START                        tw_arm()
+ *   ARMED       QUEUED    the wheel fires it           tw_fire()
+ *   QUEUED      ARMED     START with REPLACE           tw_arm_queued()
+ *   QUEUED      READING   read() takes its event       tw_take_events()
+ *   READING     QUEUED    read()'s copy failed         tw_return_events()
+ *   READING     ARMED     read() delivered, periodic   tw_arm_next()
+ *   READING     STOPPED   STOP during the copy         tw_do_stop()
+ *
+ * A timer leaves the client, back to the slab, when STOP takes an ARMED or
+ * QUEUED one, when read() delivers a one-shot one, and when read() is done
+ * with a STOPPED one, whatever its copy's outcome: a STOPPED timer is out
+ * of the id index and is never armed or queued again.  START with REPLACE
+ * of an ARMED timer moves it in the wheel and keeps its state; of a
+ * READING one it is refused (EBUSY).
+ */
+
+/**
+ * DOC: Time and resolution
+ *
+ * The wheel's tick is the client's resolution: tick k is the moment
  * the clock reaches k * resolution.  A timer asked for T ns goes to tick
  * ceil(T / resolution), so it never fires before T and at most one
  * resolution step plus hrtimer latency after it.  That tick is all a timer
@@ -40,26 +64,45 @@
  * of ticks (else EINVAL), so that a periodic timer's expiries are exactly
  * one period apart and never drift from the schedule its first due time
  * set, and a due time that does not fit a ktime after rounding is ERANGE.
+ */
+
+/**
+ * DOC: The hrtimer
  *
- * The hrtimer.  It is programmed for the next tick at which the wheel has
+ * It is programmed for the next tick at which the wheel has
  * work, an expiry or a cascade (tw_next_event()), and cancelled when the
  * client has no timers, so an idle client costs nothing.  It runs in softirq
  * mode (HRTIMER_MODE_ABS_SOFT), which is also where PREEMPT_RT runs it, and
  * fires at most expiry_batch timers per callback; the rest of a burst goes
  * to follow-up callbacks TW_BURST_GAP_NS apart, so a million timers due at
  * once cannot hold a CPU in softirq.
+ */
+
+/**
+ * DOC: Locking
  *
- * Locking.  One spinlock per client, taken with _bh from process context,
- * guards the wheel, the event list, the timer states, the hrtimer's
- * programming and the id index.  No hold of it is longer than a small
- * constant: a batch takes it per TW_CHUNK entries, a read per TW_CHUNK / 2
- * events, the hrtimer callback for at most expiry_batch expiries, and
- * GET_INFO looks at no more than TW_INFO_SCAN timers per wheel level.  read() holds a mutex
- * across the copy to userspace so that concurrent readers see events in
- * order; an O_NONBLOCK read never sleeps on it.  close() cancels the
- * hrtimer, waiting for a callback in flight, before it frees the timers.
+ * One spinlock per client, tw_client.lock, taken with _bh from process
+ * context, guards the wheel, the event list, the timer states, the
+ * hrtimer's programming and the id index; each field's kernel-doc says
+ * what guards it.  No hold of it is longer than a small constant: a batch
+ * takes it per TW_CHUNK entries, a read per TW_CHUNK / 2 events, the
+ * hrtimer callback for at most expiry_batch expiries, and GET_INFO looks
+ * at no more than TW_INFO_SCAN timers per wheel level.  Nothing is
+ * allocated under it: the timers a chunk's starts need, and the memory the
+ * id index grows into, are got before it is taken, and the timers its
+ * stops free go back to the slab after it is dropped.
  *
- * Limits.  Every allocation a caller causes is charged to its memory cgroup
+ * read() holds tw_client.read_mutex across the copy to userspace, so that
+ * concurrent readers see events in order; it never holds it while waiting
+ * for events, and an O_NONBLOCK read never sleeps on it.  close() cancels
+ * the hrtimer, waiting for a callback in flight, before it frees the
+ * timers.
+ */
+
+/**
+ * DOC: Limits
+ *
+ * Every allocation a caller causes is charged to its memory cgroup
  * and may fail (__GFP_RETRY_MAYFAIL: the caller gets ENOMEM, nobody is OOM
  * killed on its behalf).  Without a cgroup limit, each user (by effective
  * uid at open) may hold at most max_user_timers timers and max_user_files
@@ -83,6 +126,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/stringify.h>
 #include <linux/wait.h>
 #include <uapi/linux/timingwheel.h>
 
@@ -94,8 +138,8 @@
 #define CREATE_TRACE_POINTS
 #include "tw_trace.h"
 
-#define TW_MIN_RESOLUTION_NS	1000ULL
-#define TW_MAX_RESOLUTION_NS	NSEC_PER_SEC
+/* The TWHEEL_TIMER_* flags this module knows: a START with another fails. */
+#define TW_TIMER_FLAGS_VALID	(TWHEEL_TIMER_ABSTIME | TWHEEL_TIMER_REPLACE)
 /* The pause between two follow-up callbacks of a burst. */
 #define TW_BURST_GAP_NS		20000ULL
 /* GET_INFO and fdinfo look at no more timers of one wheel level than this. */
@@ -125,16 +169,30 @@ MODULE_PARM_DESC(max_user_files, "most open files one user may have (default 102
 static unsigned int default_resolution_ns = 1000000;
 module_param(default_resolution_ns, uint, 0644);
 MODULE_PARM_DESC(default_resolution_ns,
-		 "tick length of a new file, 1000..1000000000 ns (default 1 ms)");
+		 "tick length of a new file, "
+		 __stringify(TWHEEL_MIN_RESOLUTION_NS) ".."
+		 __stringify(TWHEEL_MAX_RESOLUTION_NS) " ns (default 1 ms)");
 
 static unsigned int expiry_batch = 1024;
 module_param(expiry_batch, uint, 0644);
 MODULE_PARM_DESC(expiry_batch, "most expiries per hrtimer callback (default 1024)");
 
+/**
+ * enum tw_state - the state of a timer (see "DOC: Timer states")
+ * @TW_NEW:     a spare being started: in no list, not yet in the index
+ * @TW_ARMED:   in the wheel, due at its tick
+ * @TW_QUEUED:  fired: on tw_client.events, waiting for read()
+ * @TW_READING: taken by a read() that is copying its event to userspace,
+ *              on that reader's private list
+ * @TW_STOPPED: READING, and taken out of the id index by STOP meanwhile:
+ *              the reader frees it
+ */
 enum tw_state {
+	TW_NEW,
 	TW_ARMED,
 	TW_QUEUED,
 	TW_READING,
+	TW_STOPPED,
 };
 
 /**
@@ -156,32 +214,63 @@ struct tw_user {
 /**
  * struct tw_ktimer - one timer of a client: 56 bytes, with its index
  *                    bucket 64 (TW_TIMER_COST)
- * @node:     the wheel's part; guarded by tw_client.lock.  @node.expires is
- *            the tick of the (last) expiry in every state, so the due time
- *            is @node.expires * resolution (tw_due()).  While ARMED,
+ * @node:     the wheel's part; tw_client.lock.  @node.expires is the tick
+ *            of the (last) expiry in every state, so the due time is
+ *            @node.expires * resolution (tw_due()).  While ARMED,
  *            @node.entry is in the wheel; while QUEUED, @node.link is in
- *            tw_client.events, and while READING in a reader's private
- *            list, owned by that reader; tw_timer_init() before it is armed
- *            again
- * @idn:      the id index's part, with the caller's id; in the index in every
- *            state unless @stopped; guarded by tw_client.lock
+ *            tw_client.events, and while READING or STOPPED in a reader's
+ *            private list, owned by that reader; tw_timer_init() before it
+ *            is armed again
+ * @idn:      the id index's part, with the caller's id; in the index while
+ *            ARMED, QUEUED or READING; tw_client.lock
  * @fired:    ns on the clock when the wheel fired it; tw_client.lock
  * @interval: the period in ticks, 0 for one-shot; tw_client.lock
- * @state:    TW_ARMED, TW_QUEUED or TW_READING; tw_client.lock
- * @stopped:  READING and stopped meanwhile: the reader frees it;
- *            tw_client.lock
+ * @state:    an enum tw_state; tw_client.lock, written only by
+ *            tw_timer_set_state()
  */
 struct tw_ktimer {
 	struct tw_timer		node;
 	struct tw_id_node	idn;
 	u64			fired;
 	u64			interval:61;
-	u64			state:2;
-	u64			stopped:1;
+	u64			state:3;
 };
 
+/*
+ * The legal transitions ("DOC: Timer states"): for each state, the states
+ * a timer may enter it from.  NEW is entered from whatever a spare's slab
+ * object held, so it has none to check.
+ */
+static const u8 tw_state_from[] = {
+	[TW_NEW]	= 0,
+	[TW_ARMED]	= BIT(TW_NEW) | BIT(TW_QUEUED) | BIT(TW_READING),
+	[TW_QUEUED]	= BIT(TW_ARMED) | BIT(TW_READING),
+	[TW_READING]	= BIT(TW_QUEUED),
+	[TW_STOPPED]	= BIT(TW_READING),
+};
+
+/**
+ * tw_timer_set_state - move a timer to another state
+ * @c:  the timer's client, its lock held
+ * @t:  the timer
+ * @to: the new state; a constant, so that the check is one test of
+ *      @t->state against a constant mask, and the change one store
+ *
+ * Every change of a timer's state is made here.  An illegal transition
+ * warns once, and is made all the same.
+ */
+static __always_inline void tw_timer_set_state(struct tw_client *c,
+					       struct tw_ktimer *t,
+					       enum tw_state to)
+{
+	lockdep_assert_held(&c->lock);
+	if (to != TW_NEW)
+		WARN_ON_ONCE(!(tw_state_from[to] & BIT(t->state)));
+	t->state = to;
+}
+
 /* Any period a caller can give fits @interval, in ticks of 1 us or more. */
-static_assert(U64_MAX / TW_MIN_RESOLUTION_NS < BIT_ULL(61));
+static_assert(U64_MAX / TWHEEL_MIN_RESOLUTION_NS < BIT_ULL(61));
 
 /**
  * struct tw_spares - a chunk's dealings with the slab, kept out of the lock:
@@ -189,15 +278,19 @@ static_assert(U64_MAX / TW_MIN_RESOLUTION_NS < BIT_ULL(61));
  *                    the ones its stops freed, given back after it
  * @t:       the objects: the spares a stack at the bottom, the stopped
  *           timers at the top.  One slot per entry of the chunk is enough
- *           for both, so a chunk of at most TW_CHUNK entries always has room
- * @nr:      spares left, in @t[0] up
+ *           for both, so a chunk of at most TW_CHUNK entries always has
+ *           room; the applying task's own
+ * @nr:      spares left, in @t[0] up; the applying task's own
  * @nr_dead: stopped timers, in @t[TW_CHUNK - 1] down: out of the index and
  *           of every list, no longer counted in tw_client.nr_timers, still
- *           charged to the user until tw_free_spares() frees them
+ *           charged to the user until tw_free_spares() frees them; the
+ *           applying task's own
  * @err:     what a start that finds no spare left fails with: -ENOSPC if
- *           the user's limit held the chunk back, else -ENOMEM
+ *           the user's limit held the chunk back, else -ENOMEM; set before
+ *           the lock is taken, then read-only
  *
- * On the stack of the task applying the chunk: no lock guards it.
+ * On the stack of the task applying the chunk: no lock guards it, and the
+ * timers in it are in no list and not in the index.
  */
 struct tw_spares {
 	struct tw_ktimer	*t[TW_CHUNK];
@@ -411,7 +504,7 @@ static void tw_fire(struct tw_timer *node, void *data)
 
 	lockdep_assert_held(&c->lock);
 	t->fired = c->fire_ns;
-	t->state = TW_QUEUED;
+	tw_timer_set_state(c, t, TW_QUEUED);
 	trace_timingwheel_fire(c, t->idn.id, node->expires, t->fired);
 	/* The wheel is done with the node: its link is ours. */
 	list_add_tail(&t->node.link, &c->events);
@@ -504,7 +597,7 @@ static int tw_arm(struct tw_client *c, struct tw_ktimer *t, u64 tick)
 	lockdep_assert_held(&c->lock);
 	ret = tw_start(&c->wheel, &t->node, tick);
 	if (!ret)
-		t->state = TW_ARMED;
+		tw_timer_set_state(c, t, TW_ARMED);
 	return ret;
 }
 
@@ -531,9 +624,16 @@ static int tw_arm_queued(struct tw_client *c, struct tw_ktimer *t, u64 tick)
 	return 0;
 }
 
-/*
- * Where a START puts its timer: at a tick in [@lo, @hi], then every
- * @interval.  @at is the roundest tick of the range (tw_roundest()).
+/**
+ * struct tw_when - where a START puts its timer: at a tick in [@lo, @hi],
+ *                  then every @interval
+ * @lo:       the first tick the timer may fire at
+ * @hi:       the last one
+ * @at:       the tick it is armed at: the roundest of [@lo, @hi]
+ *            (tw_roundest())
+ * @interval: its period in ticks, 0 for one-shot
+ *
+ * On the stack of the task starting the timer: no lock guards it.
  */
 struct tw_when {
 	u64	lo;
@@ -611,7 +711,8 @@ static int tw_start_args(struct tw_client *c, const struct twheel_op *op,
 	u64 due, last, rem;
 	int ret;
 
-	if ((op->flags & ~TWHEEL_TIMER_FLAGS) || op->__reserved)
+	lockdep_assert_held(&c->lock);
+	if ((op->flags & ~TW_TIMER_FLAGS_VALID) || op->__reserved)
 		return -EINVAL;
 	/* Its period would have to keep to the tick the slack chose. */
 	if (op->slack && op->interval)
@@ -651,6 +752,7 @@ static int tw_start_timer(struct tw_client *c, const struct twheel_op *op,
 	struct tw_ktimer *t;
 	int ret;
 
+	lockdep_assert_held(&c->lock);
 	ret = tw_start_args(c, op, now, w);
 	if (ret)
 		return ret;
@@ -673,7 +775,7 @@ static int tw_start_timer(struct tw_client *c, const struct twheel_op *op,
 	tw_timer_init(&t->node);
 	t->idn.id = op->id;
 	t->interval = w->interval;
-	t->stopped = false;
+	tw_timer_set_state(c, t, TW_NEW);
 	ret = tw_arm(c, t, w->at);
 	if (ret)
 		return ret;
@@ -711,6 +813,7 @@ static int tw_do_stop(struct tw_client *c, const struct twheel_op *op,
 {
 	struct tw_ktimer *t;
 
+	lockdep_assert_held(&c->lock);
 	if (op->flags || op->value || op->interval || op->slack ||
 	    op->__reserved)
 		return -EINVAL;
@@ -737,7 +840,7 @@ static int tw_do_stop(struct tw_client *c, const struct twheel_op *op,
 		 * timer that read is its end, as if it had already happened;
 		 * a periodic one is kept from re-arming.
 		 */
-		t->stopped = true;
+		tw_timer_set_state(c, t, TW_STOPPED);
 		return t->interval ? TWHEEL_STOPPED_PENDING : -ENOENT;
 	}
 }
@@ -936,8 +1039,8 @@ static void tw_set_clock(struct tw_client *c)
  * tw_client_set_config - choose the clock and the resolution
  * @c:       the client
  * @clockid: CLOCK_MONOTONIC or CLOCK_BOOTTIME
- * @res:     ns per tick, TW_MIN_RESOLUTION_NS..TW_MAX_RESOLUTION_NS, or 0
- *           to keep the current one
+ * @res:     ns per tick, TWHEEL_MIN_RESOLUTION_NS..TWHEEL_MAX_RESOLUTION_NS,
+ *           or 0 to keep the current one
  *
  * Return: 0; -EINVAL for another clock or a resolution out of range;
  * -EBUSY once a timer was started.
@@ -948,7 +1051,8 @@ int tw_client_set_config(struct tw_client *c, clockid_t clockid, u64 res)
 
 	if (clockid != CLOCK_MONOTONIC && clockid != CLOCK_BOOTTIME)
 		return -EINVAL;
-	if (res && (res < TW_MIN_RESOLUTION_NS || res > TW_MAX_RESOLUTION_NS))
+	if (res && (res < TWHEEL_MIN_RESOLUTION_NS ||
+		    res > TWHEEL_MAX_RESOLUTION_NS))
 		return -EINVAL;
 
 	spin_lock_bh(&c->lock);
@@ -1045,12 +1149,13 @@ static unsigned int tw_take_events(struct tw_client *c, struct list_head *taken,
 	u64 now = tw_clock_ns(c);
 	unsigned int n = 0;
 
+	lockdep_assert_held(&c->lock);
 	while (n < max && !list_empty(&c->events)) {
 		struct tw_ktimer *t = list_first_entry(&c->events,
 						       struct tw_ktimer, node.link);
 
 		list_move_tail(&t->node.link, taken);
-		t->state = TW_READING;
+		tw_timer_set_state(c, t, TW_READING);
 		c->nr_queued--;
 		memset(&ev[n], 0, sizeof(ev[n]));
 		ev[n].id = t->idn.id;
@@ -1107,11 +1212,12 @@ static bool tw_finish_events(struct tw_client *c, struct list_head *taken,
 	unsigned int i = 0;
 	bool rearmed = false;
 
+	lockdep_assert_held(&c->lock);
 	list_for_each_entry_safe(t, tmp, taken, node.link) {
 		trace_timingwheel_read(c, t->idn.id, t->node.expires, t->fired,
 				       ev[i].overrun, t->interval, done + i);
 		list_del(&t->node.link);
-		if (t->stopped)
+		if (t->state == TW_STOPPED)
 			tw_free(c, t);
 		else if (tw_arm_next(c, t, ev[i].overrun))
 			rearmed = true;
@@ -1128,13 +1234,14 @@ static void tw_return_events(struct tw_client *c, struct list_head *taken)
 {
 	struct tw_ktimer *t, *tmp;
 
+	lockdep_assert_held(&c->lock);
 	list_for_each_entry_safe_reverse(t, tmp, taken, node.link) {
-		if (t->stopped) {
+		if (t->state == TW_STOPPED) {
 			list_del(&t->node.link);
 			tw_free(c, t);
 			continue;
 		}
-		t->state = TW_QUEUED;
+		tw_timer_set_state(c, t, TW_QUEUED);
 		list_move(&t->node.link, &c->events);
 		c->nr_queued++;
 	}
@@ -1232,24 +1339,27 @@ struct tw_client *tw_client_create(void)
 	c->user = tw_user_get(current_euid());
 	if (IS_ERR(c->user)) {
 		ret = PTR_ERR(c->user);
-		kfree(c);
-		return ERR_PTR(ret);
+		goto err_free;
 	}
 	ret = tw_ids_create(&c->ids, TW_GFP);
-	if (ret) {
-		tw_user_put(c->user);
-		kfree(c);
-		return ERR_PTR(ret);
-	}
+	if (ret)
+		goto err_put_user;
 	spin_lock_init(&c->lock);
 	mutex_init(&c->read_mutex);
 	init_waitqueue_head(&c->wq);
 	INIT_LIST_HEAD(&c->events);
 	c->clockid = CLOCK_MONOTONIC;
-	c->resolution = clamp(res, TW_MIN_RESOLUTION_NS, TW_MAX_RESOLUTION_NS);
+	c->resolution = clamp_t(u64, res, TWHEEL_MIN_RESOLUTION_NS,
+				TWHEEL_MAX_RESOLUTION_NS);
 	c->serial = atomic64_inc_return(&tw_serial);
 	tw_set_clock(c);
 	return c;
+
+err_put_user:
+	tw_user_put(c->user);
+err_free:
+	kfree(c);
+	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_TW_KBENCH(tw_client_create);
 

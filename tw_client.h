@@ -1,11 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A timingwheel client: its operations on kernel memory.  See tw_client.c.
- *
- * /dev/timingwheel (tw_chardev.c) is a thin layer over these: it copies the
- * caller's structs in and out and calls the very functions that the
- * kernel-side benchmark (tw_kbench.c) calls on kernel buffers, so that the
- * benchmark measures the device's own paths, less the copies.
+ * A timingwheel client: its operations on kernel memory, for
+ * /dev/timingwheel (tw_chardev.c) and the kernel-side benchmark
+ * (tw_kbench.c).  See "DOC: Overview" in tw_client.c.
  */
 #ifndef _TW_CLIENT_H
 #define _TW_CLIENT_H
@@ -42,25 +39,30 @@ struct tw_user;
 /**
  * struct tw_client - one client: an open file of /dev/timingwheel, or the
  *                    benchmark's
- * @lock:       guards every field below up to @started, and the timers
- * @wheel:      the timing wheel of ARMED timers
- * @ids:        every timer by id, whatever its state (but stopped READING)
- * @events:     QUEUED timers in firing order
- * @nr_timers:  timers that exist, in any state
- * @nr_queued:  timers on @events; also read without the lock (tw_poll())
- * @resolution: ns per wheel tick; changed only while no timer was started
- * @nr_wakeups: runs of tw_client_expire(), ever
- * @fire_ns:    the clock at the current advance, for tw_fire()
+ * @lock:       the client's spinlock ("DOC: Locking" in tw_client.c)
+ * @wheel:      the timing wheel of ARMED timers; @lock
+ * @ids:        every timer by id, but NEW and STOPPED ones; @lock.
+ *              tw_ids_prepare() reads its size without it, as a hint
+ * @events:     QUEUED timers in firing order; @lock
+ * @nr_timers:  timers that exist, in any state; @lock
+ * @nr_queued:  timers on @events; written under @lock, also read without
+ *              it (READ_ONCE()) by tw_client_read() and tw_poll()
+ * @nr_wakeups: runs of tw_client_expire(), ever; @lock
+ * @resolution: ns per wheel tick; @lock, and fixed once @started
+ * @fire_ns:    the clock at the current advance, for tw_fire(); @lock
  * @clockid:    CLOCK_MONOTONIC or CLOCK_BOOTTIME; as @resolution
- * @started:    a timer was started once: the clock is fixed
- * @hrtimer:    drives the wheel; programmed under @lock
- * @wq:         readers and pollers waiting for events
+ * @started:    a timer was started once: the clock is fixed; @lock
+ * @hrtimer:    drives the wheel; programmed and cancelled under @lock
+ * @wq:         readers and pollers waiting for events; its own lock
  * @read_mutex: serialises reads' copies out, so that events leave in
  *              order; never held while waiting for events
- * @user:       the creator's limits; constant
+ * @user:       the creator's limits; immutable after tw_client_create()
  * @serial:     the client's number, unique since the module was loaded:
  *              its trace events' client= and its fdinfo's "client:";
- *              constant
+ *              immutable after tw_client_create()
+ *
+ * Until tw_client_create() returns it, and in tw_client_destroy(), nothing
+ * else can reach the client: those two set up and tear down without @lock.
  */
 struct tw_client {
 	spinlock_t		lock;		/* see the kernel-doc above */

@@ -29,7 +29,8 @@ extern "C" {
  * timingwheel_open - open a client of the device
  * @clockid:       CLOCK_MONOTONIC or CLOCK_BOOTTIME; 0 keeps the default
  *                 (CLOCK_MONOTONIC)
- * @resolution_ns: the tick, 1000..1000000000; 0 keeps the module's default
+ * @resolution_ns: the tick, TWHEEL_MIN_RESOLUTION_NS..TWHEEL_MAX_RESOLUTION_NS
+ *                 ns; 0 keeps the module's default
  * @flags:         0, O_NONBLOCK and/or O_CLOEXEC
  *
  * Opens TIMINGWHEEL_DEVICE and applies TWHEEL_IOC_SET_CONFIG when @clockid
@@ -46,7 +47,8 @@ int timingwheel_open(clockid_t clockid, uint64_t resolution_ns, int flags);
  * timingwheel_config - choose the clock and resolution of a new client
  * @fd:            the client, before its first timer
  * @clockid:       CLOCK_MONOTONIC or CLOCK_BOOTTIME; 0 means CLOCK_MONOTONIC
- * @resolution_ns: the tick, 1000..1000000000; 0 keeps the current one
+ * @resolution_ns: the tick, TWHEEL_MIN_RESOLUTION_NS..TWHEEL_MAX_RESOLUTION_NS
+ *                 ns; 0 keeps the current one
  *
  * TWHEEL_IOC_SET_CONFIG; timingwheel_open() calls it for its arguments.
  *

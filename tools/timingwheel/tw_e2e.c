@@ -337,7 +337,7 @@ static void t_ranges(void)
 
 	/* At 1 us a tick, the wheel's range is shorter than ktime's. */
 	fd = tw_open(0);
-	CHECK(set_config(fd, CLOCK_MONOTONIC, 1000) == 0, "");
+	CHECK(set_config(fd, CLOCK_MONOTONIC, TWHEEL_MIN_RESOLUTION_NS) == 0, "");
 	i = info(fd);
 	CHECK(i.range_ns > 365 * day && i.range_ns < (uint64_t)INT64_MAX, "%llu",
 	      (unsigned long long)i.range_ns);
@@ -604,9 +604,9 @@ static void t_due_on_ticks(void)
 
 	/* Rounded up past KTIME_MAX is out of range; on the last tick is not. */
 	fd = tw_open(0);
-	CHECK(set_config(fd, CLOCK_MONOTONIC, 1000000000ULL) == 0, "");
+	CHECK(set_config(fd, CLOCK_MONOTONIC, TWHEEL_MAX_RESOLUTION_NS) == 0, "");
 	CHECK(start(fd, 1, INT64_MAX, 0, TWHEEL_TIMER_ABSTIME) == -ERANGE, "");
-	CHECK(start(fd, 1, INT64_MAX - INT64_MAX % 1000000000ULL, 0,
+	CHECK(start(fd, 1, INT64_MAX - INT64_MAX % TWHEEL_MAX_RESOLUTION_NS, 0,
 		    TWHEEL_TIMER_ABSTIME) == 0, "");
 	CHECK(stop(fd, 1) == TWHEEL_STOPPED_PENDING, "");
 	close(fd);
@@ -621,7 +621,7 @@ static void t_refused_replace_keeps_event(void)
 	uint64_t due;
 
 	/* At 1 us a tick, the wheel reaches less far than ktime. */
-	CHECK(set_config(fd, CLOCK_MONOTONIC, 1000) == 0, "");
+	CHECK(set_config(fd, CLOCK_MONOTONIC, TWHEEL_MIN_RESOLUTION_NS) == 0, "");
 	for (i = 1; i <= 3; i++) {
 		CHECK(start(fd, i, 0, 0, 0) == 0, "%d", i);
 		sleep_ms(20);
@@ -1359,7 +1359,7 @@ static void t_slack_einval(void)
 	CHECK(start_slack(fd, 3, MS, 0, UINT64_MAX, 0) == 0, "");
 	close(fd);
 	fd = tw_open(0);
-	CHECK(set_config(fd, CLOCK_MONOTONIC, 1000) == 0, "");
+	CHECK(set_config(fd, CLOCK_MONOTONIC, TWHEEL_MIN_RESOLUTION_NS) == 0, "");
 	CHECK(start_slack(fd, 3, MS, 0, UINT64_MAX, 0) == 0, "at 1 us, 2^47 ticks");
 	close(fd);
 }

@@ -49,6 +49,8 @@
 #define MS		1000000ULL
 #define SEC		1000000000ULL
 #define KTIME_MAX	((uint64_t)INT64_MAX)
+/* The TWHEEL_TIMER_* flags the module knows; a START with another is EINVAL. */
+#define KNOWN_TIMER_FLAGS	(TWHEEL_TIMER_ABSTIME | TWHEEL_TIMER_REPLACE)
 #define NIDS		256		/* the fuzzed id space: collisions wanted */
 #define PAGE		4096
 
@@ -228,7 +230,7 @@ static int start_oracle(struct file_model *m, unsigned int id, uint64_t value,
 
 	*fuzzy = false;
 	/* rsv also carries "slack with a period", which is refused too. */
-	if ((flags & ~TWHEEL_TIMER_FLAGS) || rsv)
+	if ((flags & ~KNOWN_TIMER_FLAGS) || rsv)
 		return -EINVAL;
 	/* A period is a whole number of ticks. */
 	if (interval % m->res)
@@ -359,7 +361,10 @@ static void fuzz_query(struct file_model *m)
 static void fuzz_config(struct file_model *m)
 {
 	uint32_t clocks[] = { CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME, 99 };
-	uint64_t res[] = { 0, 1000, 999, 1000000, 1000000000, 1000000001, 100000 };
+	uint64_t res[] = {
+		0, TWHEEL_MIN_RESOLUTION_NS, TWHEEL_MIN_RESOLUTION_NS - 1, 1000000,
+		TWHEEL_MAX_RESOLUTION_NS, TWHEEL_MAX_RESOLUTION_NS + 1ULL, 100000,
+	};
 	struct twheel_config c = {
 		.clockid = clocks[below(4)], .resolution_ns = res[below(7)],
 		.flags = below(16) ? 0 : 1,
@@ -370,7 +375,8 @@ static void fuzz_config(struct file_model *m)
 	c.__reserved[1] = below(16) ? 0 : 1;
 	want = c.flags || c.__reserved[1] ? -EINVAL :
 	       c.clockid != CLOCK_MONOTONIC && c.clockid != CLOCK_BOOTTIME ? -EINVAL :
-	       c.resolution_ns && (c.resolution_ns < 1000 || c.resolution_ns > SEC) ? -EINVAL :
+	       c.resolution_ns && (c.resolution_ns < TWHEEL_MIN_RESOLUTION_NS ||
+				   c.resolution_ns > TWHEEL_MAX_RESOLUTION_NS) ? -EINVAL :
 	       m->started ? -EBUSY : 0;
 	if (w >= STRADDLE)
 		want = -EFAULT;
@@ -858,7 +864,7 @@ static int fuzz_model(unsigned int seconds)
 {
 	uint64_t end = clock_now(CLOCK_MONOTONIC) + seconds * SEC;
 	struct client *c = calloc(1, sizeof(*c));
-	uint64_t res[] = { 1000, 100000, 1000000 };
+	uint64_t res[] = { TWHEEL_MIN_RESOLUTION_NS, 100000, 1000000 };
 	struct twheel_config cfg = { .clockid = CLOCK_MONOTONIC };
 
 	if (!c)

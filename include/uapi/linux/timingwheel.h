@@ -37,6 +37,10 @@ struct twheel_config {
 	__u64	__reserved[2];	/* must be 0 */
 };
 
+/* twheel_config.resolution_ns: the shortest and the longest tick, in ns. */
+#define TWHEEL_MIN_RESOLUTION_NS	1000
+#define TWHEEL_MAX_RESOLUTION_NS	1000000000
+
 /* struct twheel_timer_spec: one timer to start (TWHEEL_IOC_START). */
 struct twheel_timer_spec {
 	__u64	id;		/* the caller's name for the timer */
@@ -49,7 +53,6 @@ struct twheel_timer_spec {
 
 #define TWHEEL_TIMER_ABSTIME	(1U << 0)	/* value is a time on the clock */
 #define TWHEEL_TIMER_REPLACE	(1U << 1)	/* re-arm the id if it exists */
-#define TWHEEL_TIMER_FLAGS	(TWHEEL_TIMER_ABSTIME | TWHEEL_TIMER_REPLACE)
 
 /* struct twheel_stop: one timer to stop (TWHEEL_IOC_STOP returns TWHEEL_STOPPED_*). */
 struct twheel_stop {
