@@ -1,78 +1,178 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * Hierarchical timing wheel (Varghese & Lauck, scheme 7), exact to the tick.
+/**
+ * DOC: The timing wheel
  *
- * Time is a 64-bit count of ticks; what a tick is belongs to the caller.  The
- * wheel has up to TW_MAX_LEVELS levels of at most 64 slots.  Level 0 has one
- * tick per slot; every slot of level n spans all the slots of level n - 1:
+ * A hierarchical timing wheel in the sense of Varghese and Lauck's scheme 7,
+ * with the lazy radix sort of Jane Street's OCaml timing_wheel, exact to the
+ * tick: a timer fires in the tw_advance() call that reaches its tick, with
+ * tw_now() equal to that tick in its callback, never earlier and never later.
  *
- *   level  bits  shift  slot spans       range ahead (default layout)
- *     0     6      0    1 tick           64 ticks
- *     1     6      6    64 ticks         4096 ticks
- *     2     6     12    4096 ticks       2^18 ticks
+ * It is a pure data structure: nothing here allocates, sleeps, locks or reads
+ * a clock.  The caller embeds a &struct tw_timer in its own object,
+ * serialises all calls on one wheel, and drives time by advancing the wheel
+ * to a tick.  Time is a 64-bit count of ticks; what a tick is belongs to the
+ * caller.  The same file compiles unchanged in userspace against a shim of
+ * the kernel headers it includes, for the benchmarks and the fuzzers.
+ */
+
+/**
+ * DOC: Layout
+ *
+ * A wheel has 1 to TW_MAX_LEVELS (10) levels.  Level n has 2^bits[n] slots,
+ * bits[n] from 1 to 6, so that one u64 holds the level's occupancy.  A slot
+ * of level n spans 2^shift[n] ticks, shift[n] being the sum of the bits of
+ * the levels below: level 0 has one tick per slot, and every slot of level n
+ * spans all the slots of level n - 1.
+ *
+ * A timer due at tick T goes to the lowest level n whose window, seen from
+ * now, holds it, that is where (T >> shift[n]) - (now >> shift[n]) <
+ * 2^bits[n], into slot (T >> shift[n]) & (2^bits[n] - 1).  So the window of
+ * level n ends at ((now >> shift[n]) + 2^bits[n]) << shift[n], and how far
+ * ahead of now that is depends on where now lies in its slot of level n:
+ * level n holds every tick up to (2^bits[n] - 1) * 2^shift[n] ahead, and
+ * some up to 2^(shift[n] + bits[n]) - 1 ahead.  For the default layout,
+ * 8 levels of 6 bits (48 bits)::
+ *
+ *   level  bits  shift  slot spans    holds every tick up to (ahead of now)
+ *     0     6      0    1 tick        63
+ *     1     6      6    64 ticks      4032          (63 * 2^6)
+ *     2     6     12    2^12 ticks    258048        (63 * 2^12)
  *    ...
- *     7     6     42    2^42 ticks       2^48 ticks
+ *     7     6     42    2^42 ticks    2^48 - 2^42   (63 * 2^42)
  *
- * A timer due at tick T goes to the lowest level n whose window still holds
- * it, that is where (T >> shift[n]) - (now >> shift[n]) < 2^bits[n], into
- * slot (T >> shift[n]) & (2^bits[n] - 1).  The windows slide with @now, so
- * the wheel accepts every tick below
+ * The windows slide with now, and the wheel accepts every tick below
+ * tw_max_expiry(), the end of the top level's window, which is at least
+ * 2^total_bits - 2^shift[top] ticks ahead (&tw_wheel.reach; more than 2^47
+ * for the default layout) and never beyond TW_MAX_TICK (2^63).  A tick at or
+ * beyond it is refused with -ERANGE rather than clamped: firing a timer at a
+ * time it was not asked for, silently, would be worse than telling the
+ * caller.
+ */
+
+/**
+ * DOC: Lazy radix sort
  *
- *   ((now >> shift[top]) + 2^bits[top]) << shift[top]
+ * A timer on level n > 0 stays where it is until its slot becomes the
+ * current one, at tick T rounded down to a multiple of 2^shift[n].  Then
+ * every timer of that slot is placed again by the rule of the layout; T now
+ * agrees with now on all bits of level n and up, so each lands on a lower
+ * level.  This is the cascade the kernel's own wheel (kernel/time/timer.c)
+ * gave up in 4.8 in exchange for up to 12.5% of lateness.  A timer is moved
+ * at most once per level below the one it started on, plus once per time
+ * tw_modify() left it behind in a slot that then came round, and most timers
+ * are stopped long before that (tw_start_range() picks a tick that needs a
+ * single move).  Advancing 2^41 ticks over a handful of timers takes a few
+ * steps per timer.
+ */
+
+/**
+ * DOC: Lazy re-arming
  *
- * which is at least 2^total_bits - 2^shift[top] ticks ahead.  A timer further
- * out is refused with -ERANGE rather than clamped: firing it at the wrong
- * time silently would be worse than telling the caller.
- *
- * Lazy radix sort.  A timer on level n > 0 stays where it is until its slot
- * becomes the current one, at tick T rounded down to a multiple of
- * 2^shift[n].  Then every timer of that slot is placed again by the rule
- * above; T now agrees with @now on all bits of level n and up, so each lands
- * on a lower level.  This is the cascade the kernel's own wheel gave up in
- * 4.8 in exchange for up to 12.5% of lateness; here a timer fires in the
- * advance that reaches exactly its tick, never earlier and never later.  A
- * timer is moved at most once per level below the one it started on (plus
- * once per time tw_modify() left it behind, below), and most timers are
- * stopped long before that (see tw_start_range() for picking a tick that
- * needs a single move).
- *
- * Lazy re-arming.  Most timers are pushed later again and again before they
- * fire (idle timeouts re-armed on activity).  tw_modify() leaves a timer
- * pushed later in its slot when that slot is above level 0, changing only
- * its tick: the slot still becomes current before the timer is due, and the
- * cascade then places it by its new tick, on any level.  So a slot above
+ * Most timers are pushed later again and again before they fire (idle
+ * timeouts re-armed on activity).  tw_modify() leaves a timer pushed later
+ * in its slot when that slot is above level 0, changing only its tick: the
+ * slot still becomes current before the timer is due, and the cascade then
+ * places it by its new tick, on any level.  A timer pushed later a hundred
+ * times is moved once, when its slot comes round; the kernel's
+ * __mod_timer() saves the store only within one bucket.  So a slot above
  * level 0 holds timers due in it or later; level 0 holds exact ticks only,
- * which is what keeps expiry exact, and a timer never fires early or late.
+ * which is what keeps expiry exact, so a level-0 timer, or a timer pushed
+ * earlier, is unlinked and placed again.  Whether a timer is above level 0
+ * is known without storing its level: the level a fresh start would pick
+ * now is a lower bound on the one it is on (see tw_may_stay()).
+ */
+
+/**
+ * DOC: Invariant
  *
- * Invariant between calls: the slot @now falls into is empty on every level,
- * unless @collecting says a cascade budget ran out while emptying it.
+ * Between calls, the slot now falls into is empty on every level, unless
+ * &tw_wheel.collecting says a cascade budget ran out while emptying it.
  * Placement keeps it (a timer on level n > 0 is at least one slot ahead, and
- * a timer due at or before @now goes to the overdue list instead), and
+ * a timer due at or before now goes to the overdue list instead), and
  * tw_advance() empties each slot as it becomes current, finishing an
  * unfinished one before anything else.
+ */
+
+/**
+ * DOC: Occupancy
  *
- * Occupancy.  Each level keeps a 64-bit map of its non-empty slots, the
- * counterpart of the kernel wheel's pending_map.  The next tick at which a
- * level has work is one rotate and one find-first-set away, so finding the
- * next event costs O(levels) and advancing over a long idle gap costs one
- * such search per occupied slot passed, independent of the ticks passed.
+ * Each level keeps a 64-bit map of its non-empty slots, the counterpart of
+ * the kernel wheel's pending_map.  The next tick at which a level has work
+ * is one rotate and one find-first-set away, so finding the next event costs
+ * O(levels) and advancing over a long idle gap costs one such search per
+ * occupied slot passed, independent of the ticks passed.
+ */
+
+/**
+ * DOC: Expiry
  *
- * Costs, for L levels: start O(1) (a table gives the level), stop O(1), next
- * event O(L), advance O(L) per occupied slot reached plus O(1) per timer
- * fired or cascaded.  Memory: the wheel is a fixed ~5 KiB, a timer 24 bytes.
+ * tw_advance() collects the timers due at each tick it reaches into an
+ * expired list and hands them to the caller's callback one at a time, each
+ * unlinked first, so the callback may start, modify or stop any timer, the
+ * one it was given included.
  *
- * Expiry.  tw_advance() collects the timers due at each tick it reaches into
- * an expired list and hands them to the caller's callback one at a time, each
- * unlinked first, so the callback may start or stop any timer, the one it was
- * given included.  A budget bounds the number of callbacks per call; when it
- * runs out the wheel stays at the tick being expired and the next call
- * resumes there.  Timers started at or before @now, from a callback or not,
- * wait on an overdue list and fire in a later call (or, in a call resuming
- * after a budget ran out, once after the held-back ones), so a callback
- * that re-arms its timer for "now" cannot make one call loop forever.
+ * A budget bounds the number of callbacks per call; when it runs out the
+ * wheel stays at the tick being expired (tw_has_due() is true,
+ * tw_next_event() returns now) and the next call, with any target, resumes
+ * there first.  The budget bounds cascades as well, counted apart from
+ * expiries: one call moves at most that many timers down a level.  When a
+ * slot holds more, the wheel stops at the tick whose slot it was emptying
+ * (&tw_wheel.collecting is set) and the next call finishes that slot before
+ * anything else.  Running the collection again at the same tick is safe
+ * because neither a cascaded nor a new timer ever lands in the current slot
+ * of a level above 0, so the slots already emptied are found empty.  Without
+ * this, a slot holding a million timers would move all of them in one call,
+ * in the device's softirq.
  *
- * Nothing here allocates, sleeps, locks or reads a clock; the caller
- * serialises all calls on one wheel.
+ * Timers started at or before now, from a callback or not, wait on an
+ * overdue list and fire in a later call (or, in a call resuming after a
+ * budget ran out, once after the held-back ones), so a callback that re-arms
+ * its timer for "now" cannot make one call loop forever.
+ */
+
+/**
+ * DOC: Inline fast paths
+ *
+ * The calls a busy event loop makes most are decided in tw_core.h, inline in
+ * the caller, as Ratas' header is: tw_modify() of a pending timer at least
+ * &tw_wheel.near ticks ahead (so above level 0), pushed no earlier and within
+ * &tw_wheel.reach is the single store; tw_start() of a timer due in (now, now
+ * + near), the most common start, links it into its level-0 slot with no
+ * level to look up; tw_modify() of a timer that is not pending is
+ * tw_start(); and tw_modify_range() of a timer already due in the range
+ * returns without a call.  Everything else is __tw_start(), __tw_modify()
+ * and __tw_modify_range() here, which apply the whole rule, edge cases
+ * included (a tick at or before now, a tick past reach that is still below
+ * tw_max_expiry(), the same tick on level 0).  The inline checks are a
+ * strict subset of that rule, so they cannot change what a call does, only
+ * what it costs; each has a planted bug that the KUnit suite catches, and
+ * tw_test_end_of_time covers the one bound the subset must repeat,
+ * TW_MAX_TICK.  tw_advance() stays out of line and fires timers in its own
+ * loop rather than through a helper call per tick.
+ */
+
+/**
+ * DOC: Costs
+ *
+ * For L levels of S slots; a wheel is 5,352 bytes on 64-bit whatever its
+ * layout, a timer 24 bytes (a list node and its tick).
+ *
+ * ========================= ==============================================
+ * operation                 cost
+ * ========================= ==============================================
+ * tw_start()                O(1): a table lookup by the distance's bit
+ *                           length and one comparison pick the level
+ * tw_stop()                 O(1): unlink; if the timer was first in a slot
+ *                           and the slot is now empty, clear its bit
+ * tw_modify()               O(1); one store when pushed later above level 0
+ * tw_modify_range()         O(L); one comparison when still in range
+ * tw_next_event()           O(L)
+ * tw_next_expiry()          O(L * S + the timers of the slots it scans)
+ * tw_next_expiry_within()   O(L * (S + max_scan))
+ * tw_advance()              O(L) per occupied slot reached, O(1) per timer
+ *                           fired or cascaded, independent of the ticks
+ *                           passed; at most budget fires and budget cascades
+ * ========================= ==============================================
  */
 
 #include <linux/bitops.h>
@@ -155,6 +255,10 @@ static void tw_unlinked(struct tw_wheel *w, struct hlist_node **pprev)
  * @level_bits: log2 of the slots of each level, 1..6; NULL for the default
  * @nr_levels:  number of entries in @level_bits, 1..TW_MAX_LEVELS
  * @now:        the tick the wheel starts at, below TW_MAX_TICK
+ *
+ * More bits per level mean fewer levels and fewer cascades for the same
+ * range; fewer bits a smaller search per level.  Any valid layout spans at
+ * most 60 bits, which tw_core.h asserts at compile time.
  *
  * Return: 0, or -EINVAL for a layout the wheel cannot represent (no level,
  * too many, a level of 0 or more than 6 bits) or a start tick out of range.
@@ -301,7 +405,9 @@ int __tw_modify(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires)
  * @wheel: the wheel
  * @timer: the timer
  *
- * O(1): the timer is unlinked from wherever it waits.
+ * O(1): the timer is unlinked from wherever it waits.  A stopped timer
+ * never fires, even one already collected for firing that a budget held
+ * back.
  *
  * Not while the caller uses @timer->link: initialise the timer first.
  *
@@ -365,7 +471,8 @@ static u64 tw_level_horizon(const struct tw_wheel *w, unsigned int lvl)
  * The next tick in (now, @limit] at which a slot becomes current, the long
  * way.  Levels are searched from the bottom; a level whose next slot
  * boundary is past the best tick so far, or past @limit, cannot do better,
- * and neither can any level above it, so the search stops there.
+ * and neither can any level above it, so the search stops there (Ratas'
+ * ticks_until_next_event(max)).
  *
  * Return: that tick, or TW_NO_EVENT.
  */
@@ -472,8 +579,11 @@ static u64 tw_level_min(const struct tw_wheel *w, unsigned int lvl,
  * level.  When a level holds more timers than that before the answer is
  * known, the slot where the scan stopped counts as due when it becomes
  * current, so the result stays a lower bound that no timer precedes; it is
- * exact whenever the scan did not stop.  tw_next_expiry() is the exact,
- * unbounded form.
+ * exact whenever the scan did not stop.  The earliest timer may be on a
+ * higher level (one placed on level 1 at tick 0 for tick 100 is due before
+ * one placed on level 0 at tick 50 for tick 110).  tw_next_expiry() is the
+ * exact, unbounded form, meant for tests, not for anything that holds a
+ * lock: a slot may hold every timer.  The device's GET_INFO uses this one.
  *
  * Return: @wheel->now if timers are due and waiting, the tick of the earliest
  * pending timer (or that lower bound), or TW_NO_EVENT if there is none.
@@ -723,16 +833,22 @@ unsigned int tw_cascades_needed(const struct tw_wheel *wheel, u64 expires)
 	return moves;
 }
 
-/*
- * Of a few candidate ticks in [@lo, @hi], one that needs the fewest
- * cascades, the latest of those on a tie: a timer re-armed with a range
- * that slides with now stays valid the longest.  The candidates miss a
- * cheaper tick now and then (one just past a slot boundary that rounding
- * @hi down overshoots), at the price of one more move, never of a tick out
- * of range.  A tick aligned to a slot of the level it is placed on
- * fires on arrival at that slot, one move, so the candidates are @hi and
- * @hi rounded down to each level's slot size, the last tick level 0 reaches
- * (no move at all), and @lo.
+/**
+ * DOC: Range scheduling
+ *
+ * tw_start_range() and tw_modify_range() take a range [lo, hi] of ticks and
+ * pick, among a few candidates in it, one that needs the fewest cascades
+ * (tw_cascades_needed() counts them), the latest of those on a tie.  A tick
+ * aligned to a slot of the level it is placed on fires on arrival at that
+ * slot, one move, so the candidates are hi, hi rounded down to each level's
+ * slot size, the last tick level 0 reaches (no move at all), and lo.  Now
+ * and then they miss a cheaper tick (one just past a slot boundary that
+ * rounding hi down overshoots), at the price of one more move, never of a
+ * tick out of range.  tw_modify_range() is Ratas' schedule_in_range: a
+ * pending timer already due in the range is left alone.  Preferring the
+ * latest tick makes a timer re-armed with a range that slides with now (an
+ * idle timeout with a second of slack) stay in range longest, so most
+ * re-arms cost one comparison and no store.
  */
 static u64 tw_pick_in_range(const struct tw_wheel *w, u64 lo, u64 hi)
 {

@@ -1,44 +1,87 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * The id index of a timingwheel client: a linear-hashing table (Litwin,
- * 1980) of the u64 ids its caller chose for its timers.
+/**
+ * DOC: The id index
+ *
+ * Each open file of /dev/timingwheel finds its timers by the 64-bit ids its
+ * caller chose.  This is that index: a linear-hashing table (Litwin, 1980).
+ * Like the wheel it takes no lock, and it is only ever used under the
+ * client's spinlock.  The caller embeds a &struct tw_id_node (a next pointer
+ * and the id) in its timer.  The index owns its memory, but only the calls
+ * made for that allocate, and the caller makes them outside its lock:
+ * tw_ids_create(), tw_ids_destroy(), and for growth tw_ids_prepare() (no
+ * lock), tw_ids_commit() (under it) and tw_ids_unprepare() (after it), the
+ * way radix_tree_preload() splits an insert.  Every other call is pure, and
+ * the device never touches the index's fields.
  *
  * Why not rhashtable: a client's index is only ever touched under the
  * client's spinlock, so rhashtable's RCU walks, bucket bit-locks, atomic
  * element count and deferred resize worker are cost without benefit, and
  * under a profile of the batch ioctl they were a third of its time.
+ */
+
+/**
+ * DOC: Layout
  *
- * Layout.  Bucket heads live in page-sized segments reached through a
- * directory, so the table grows one page at a time and never moves a head.
- * With 2^level + split buckets in use, an id whose hash h has
- * (h mod 2^level) below split lives in bucket h mod 2^(level + 1), any
- * other in bucket h mod 2^level.
+ * Bucket heads live in page-sized segments of TW_IDS_SEG_SIZE (512) heads,
+ * reached through a directory of segment pointers, so the table grows one
+ * segment at a time and never moves a head.  With 2^level + split buckets in
+ * use, an id whose hash h has (h mod 2^level) below split lives in bucket
+ * h mod 2^(level + 1), any other in bucket h mod 2^level.  A new index has
+ * one segment (512 buckets, 4 KiB on 64-bit) and a directory of four.
+ */
+
+/**
+ * DOC: Growth
  *
- * Growth.  Each insert that leaves more entries than buckets splits one
- * bucket: bucket split's entries are shared out between it and bucket
- * split + 2^level, by one more bit of their hash.  That is the whole cost
- * of growing; there is no rehash of the table, ever, so an insert holds
- * the caller's lock for a walk of its own chain and of the one it splits.
+ * Each insert that leaves more entries than buckets splits one bucket:
+ * bucket split's entries are shared out between it and bucket
+ * split + 2^level, by one more bit of their hash, and split moves on.  That
+ * is the whole cost of growing; there is no rehash of the table, ever, so an
+ * insert holds the caller's lock for a walk of its own chain and of the one
+ * it splits, whatever the number of entries.  While memory can be had, the
+ * load (entries per bucket) stays at most 1.
  *
  * The index's core never allocates.  When a split needs a segment that is
- * not installed, the split waits and the load rises until one is added
- * (tw_ids_want_seg() tells when); the segment then brings the splits that
- * waited, at most one per bucket in it.  The memory functions at the end of
- * this file are the only ones that allocate: tw_ids_create() and
- * tw_ids_destroy(), and tw_ids_prepare(), which a caller runs before taking
- * its lock, then tw_ids_commit() under it, then tw_ids_unprepare(), the
- * way radix_tree_preload() splits an insert.  At TW_IDS_MAX_LOAD entries
- * per bucket, tw_ids_overloaded() tells the caller to refuse inserts
- * rather than let the chains grow without bound.  The index never shrinks.
+ * not installed, the split waits and the load rises until one is added.
+ * Before the device takes its lock for a batch chunk that starts timers,
+ * tw_ids_prepare() asks tw_ids_want_seg() whether those inserts would
+ * outgrow the installed segments; if so it allocates a zeroed segment (and,
+ * when the directory is full, a directory twice as large) with the caller's
+ * flags, and tw_ids_commit() installs them under the lock.  The question is
+ * asked without the lock, as a hint; the handover asks again under it.  A
+ * segment brings all the splits that waited for it, at most one per bucket
+ * in it, and the load is back at 1.  At TW_IDS_MAX_LOAD (4) entries per
+ * bucket tw_ids_overloaded() tells the caller to refuse inserts, rather
+ * than let a chain walk under its lock grow without bound.
  *
- * Hash.  The ids are chosen by an unprivileged caller, and a chain walk
- * runs under a spinlock with bottom halves off, so the hash is keyed
- * (hsiphash): without the key, a caller cannot choose ids that share a
- * bucket.
+ * The index never shrinks: after a mass removal it keeps its buckets until
+ * tw_ids_destroy(), so that the next mass insert does not pay for the
+ * growth again.
+ */
+
+/**
+ * DOC: Hash
  *
- * Costs: find, insert, remove and take are O(1) expected, and insert's O(1)
- * includes growth.  Memory: one pointer per bucket, about one bucket per
- * entry, plus a directory pointer per 512 buckets.
+ * The ids are chosen by an unprivileged caller, and a chain walk runs under
+ * a spinlock with bottom halves off, so the hash is keyed: hsiphash with a
+ * random key per index.  Without the key, a caller cannot choose ids that
+ * share a bucket; ids that differ only in their top bits (i << 52) spread
+ * like any others.
+ */
+
+/**
+ * DOC: Costs
+ *
+ * ====================  ==================================================
+ * find, insert, remove  O(1) expected: one keyed hash and a chain of about
+ *                       one entry; insert includes its share of growth
+ * take                  find and remove in one hash and one walk
+ * memory                a pointer per bucket, about one bucket per entry
+ *                       (a segment is 4 KiB on 64-bit, 2 KiB on 32-bit),
+ *                       plus a directory pointer per 512 buckets; the
+ *                       directory doubles when full
+ * drain, destroy        O(buckets + entries)
+ * ====================  ==================================================
  */
 
 #include <linux/bug.h>
@@ -218,6 +261,9 @@ struct tw_id_node *tw_ids_take(struct tw_ids *ids, u64 id)
  *
  * The caller may ask without holding its lock, as a hint: tw_ids_add_seg()
  * decides under the lock.
+ *
+ * Return: true if inserting @more entries would need a segment that is not
+ * installed (and the index can still grow).
  */
 bool tw_ids_want_seg(const struct tw_ids *ids, unsigned long more)
 {
