@@ -35,18 +35,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/timingwheel.h>
-#include <libtimingwheel.h>
 #include <linux/userfaultfd.h>
 
 #include "kselftest_harness.h"
+#include "tw_selftest.h"
 
-#define DEV		TIMINGWHEEL_DEVICE
 #define PARAMS		"/sys/module/timingwheel/parameters/"
 #define MAX_TIMERS_PARAM PARAMS "max_timers"
 #define MAX_USER_TIMERS_PARAM PARAMS "max_user_timers"
 #define MAX_USER_FILES_PARAM PARAMS "max_user_files"
-#define MS		1000000ULL
 #define RES_NS		(1 * MS)
 #define TW_SLACK_NS	(200 * MS)
 
@@ -63,12 +60,6 @@ static struct __test_metadata *tw_test;
 	}								\
 } while (0)
 
-/* The raw ioctls are what this suite tests; libtimingwheel gives the clock. */
-static uint64_t clock_ns(clockid_t id)
-{
-	return timingwheel_now(id);
-}
-
 static uint64_t now_ns(void)
 {
 	return timingwheel_now(CLOCK_MONOTONIC);
@@ -77,25 +68,6 @@ static uint64_t now_ns(void)
 static void sleep_ms(unsigned int ms)
 {
 	usleep(ms * 1000);
-}
-
-static int tw_open(int flags)
-{
-	int fd = open(DEV, O_RDWR | O_CLOEXEC | flags);
-
-	if (fd < 0) {
-		perror(DEV);
-		exit(2);
-	}
-	return fd;
-}
-
-/* ioctl returning its non-negative result, or -errno. */
-static int tw_ioctl(int fd, unsigned long cmd, void *arg)
-{
-	int ret = ioctl(fd, cmd, arg);
-
-	return ret < 0 ? -errno : ret;
 }
 
 static int start(int fd, uint64_t id, uint64_t value, uint64_t interval,
@@ -153,12 +125,6 @@ static size_t read_events(int fd, struct twheel_event *ev, size_t n, int timeout
 		got += r / sizeof(*ev);
 	} while (got < n && now_ns() < end);
 	return got;
-}
-
-/* The time of the first tick at or after @ns: a timer's due time. */
-static uint64_t tick_up(uint64_t ns, uint64_t res)
-{
-	return (ns + res - 1) / res * res;
 }
 
 static int set_config(int fd, uint32_t clockid, uint64_t res)
