@@ -41,7 +41,7 @@ KBUILD_OUTPUTS := *.o *.ko *.ko.* *.mod *.mod.c *.mod.o .*.cmd .*.d *.dwo *.su \
 
 clean:
 	rm -rf $(KBUILD_OUTPUTS)
-	if [ -f tools/timingwheel/Makefile ]; then $(MAKE) -C tools/timingwheel clean; fi
+	if [ -f tools/Makefile ]; then $(MAKE) -C tools clean; fi
 	if [ -f lib/Makefile ]; then $(MAKE) -C lib clean; fi
 
 check:
@@ -63,7 +63,7 @@ bench-device:
 	bash scripts/bench-device.sh
 
 bench-core:
-	$(MAKE) -C tools/timingwheel bench-core
+	$(MAKE) -C tools bench-core
 
 # The Debian packages (debian/): dpkg-buildpackage writes them, as it
 # always does, to the parent directory; they are then moved to DEB_OUT.

@@ -53,9 +53,9 @@ fi
 [ -s "$kbench" ] || echo "no KBENCH lines: no projection"
 
 section "[host native] bench_device -H on $(uname -sr), and the [projection]"
-make -s -C "$TW_ROOT/tools/timingwheel" build/bench_device >&2 ||
+make -s -C "$TW_ROOT/tools" bench_device >&2 ||
 	tw_die "bench_device does not build"
-"$TW_ROOT/tools/timingwheel/build/bench_device" -H -k "$kbench" || status=1
+"$TW_ROOT/tools/build/bench_device" -H -k "$kbench" || status=1
 
 section "[TCG guest] scripts/qemu-run.sh 6.12 bench (Debian 6.12 under QEMU TCG)"
 bash "$TW_ROOT/scripts/qemu-run.sh" 6.12 bench || status=1

@@ -15,9 +15,9 @@ can_load_here() {
 if can_load_here; then
 	tw_log "loading timingwheel.ko into the running kernel $(uname -r)"
 	make -C "$TW_ROOT" modules >/dev/null
-	make -s -C "$TW_ROOT/tools/timingwheel" build/twctl
+	make -s -C "$TW_ROOT/tools" twctl
 	lsmod | grep -q '^timingwheel ' || insmod "$TW_ROOT/timingwheel.ko"
-	PATH=$TW_ROOT/tools/timingwheel/build:$PATH sh "$TW_ROOT/scripts/guest-demo.sh"
+	PATH=$TW_ROOT/tools/build:$PATH sh "$TW_ROOT/scripts/guest-demo.sh"
 	rmmod timingwheel
 	exit 0
 fi

@@ -64,7 +64,7 @@ tw_device_progs() {
 	local src
 	tw_need_m32
 	src=$(tw_kernel_source 6.12)
-	make -s -C "$TW_ROOT/tools/timingwheel" device-progs \
+	make -s -C "$TW_ROOT/tools" device-progs \
 		KSFT_DIR="$src/tools/testing/selftests" >&2 || tw_die "test programs do not build"
 }
 

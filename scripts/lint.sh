@@ -12,8 +12,8 @@ src=$(tw_kernel_source 6.12)
 status=0
 
 mapfile -t files < <(cd "$TW_ROOT" && git ls-files -co --exclude-standard '*.c' '*.h' |
-	grep -v '^tools/timingwheel/fuzz/\|^lib/')
-mapfile -t fuzzers < <(cd "$TW_ROOT" && git ls-files -co --exclude-standard 'tools/timingwheel/fuzz/*.[ch]')
+	grep -v '^tools/testing/fuzz/\|^lib/')
+mapfile -t fuzzers < <(cd "$TW_ROOT" && git ls-files -co --exclude-standard 'tools/testing/fuzz/*.[ch]')
 mapfile -t libfiles < <(cd "$TW_ROOT" && git ls-files -co --exclude-standard 'lib/*.[ch]')
 tw_log "checkpatch --strict on $((${#files[@]} + ${#fuzzers[@]} + ${#libfiles[@]})) files"
 # libFuzzer names its entry point LLVMFuzzerTestOneInput: no CamelCase check there.

@@ -4,7 +4,7 @@
 # (dkms builds the module for every installed kernel's headers), check what
 # they installed, build a client against the installed library with
 # pkg-config (dynamically, and statically into
-# tools/timingwheel/build/tw_pkgclient for the guests), purge them all and
+# tools/build/tw_pkgclient for the guests), purge them all and
 # check that nothing is left.  Prints each check as it goes; the host is left
 # without any of the packages, whatever happens.
 set -uo pipefail
@@ -184,9 +184,9 @@ if [ -n "$with_lib" ]; then
 		bash -c "[ \"\$(pkg-config --modversion libtimingwheel)\" = '$ver' ]"
 	# The client, on nothing but the installed packages: it runs to an
 	# expiry (0) where the device is, or says there is none (2).
-	client=$TW_ROOT/tools/timingwheel/examples/pkg_client.c
+	client=$TW_ROOT/tools/examples/pkg_client.c
 	dyn=$TW_CACHE/run/tw_pkgclient-dynamic
-	static=$TW_ROOT/tools/timingwheel/build/tw_pkgclient
+	static=$TW_ROOT/tools/build/tw_pkgclient
 	mkdir -p "${static%/*}"
 	# shellcheck disable=SC2046
 	if gcc -Wall -Wextra -Werror -O2 $(pkg-config --cflags libtimingwheel) -o "$dyn" \

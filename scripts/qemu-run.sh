@@ -34,9 +34,9 @@ ln -s busybox "$root/bin/sh"
 cp "$TW_ROOT/scripts/guest-init.sh" "$root/init"
 cp "$TW_ROOT/scripts/guest-demo.sh" "$root/demo.sh"
 cp "$work/module/timingwheel.ko" "$root/"
-cp "$TW_ROOT"/tools/timingwheel/build/{twctl,tw_e2e,tw_e2e32,tw_fuzz,tw_fuzz32,tw_libtest,bench_device} "$root/bin/"
+cp "$TW_ROOT"/tools/build/{twctl,tw_e2e,tw_e2e32,tw_fuzz,tw_fuzz32,tw_libtest,bench_device} "$root/bin/"
 # The client built against the installed packages (scripts/packages.sh).
-pkgclient=$TW_ROOT/tools/timingwheel/build/tw_pkgclient
+pkgclient=$TW_ROOT/tools/build/tw_pkgclient
 [ ! -x "$pkgclient" ] || cp "$pkgclient" "$root/bin/"
 chmod +x "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initramfs.gz"

@@ -26,7 +26,7 @@ tw_device_progs
 root=$work/root
 mkdir -p "$root/bin"
 cp "$work/module/timingwheel.ko" "$root/"
-cp "$TW_ROOT"/tools/timingwheel/build/{tw_e2e,tw_fuzz,tw_libtest} "$root/bin/"
+cp "$TW_ROOT"/tools/build/{tw_e2e,tw_fuzz,tw_libtest} "$root/bin/"
 
 tw_log "booting UML ($flavour) for the e2e suite${TW_FUZZ_SECONDS:+, fuzzing ${TW_FUZZ_SECONDS}s}"
 tw_uml_boot "$kdir" "$TW_ROOT/scripts/guest-init.sh" "$work/console.log" \

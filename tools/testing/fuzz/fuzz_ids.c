@@ -16,7 +16,6 @@
 #include "tw_ids.h"
 
 #define N	1024
-#define CHECK(c)	do { if (!(c)) abort(); } while (0)
 
 static struct tw_id_node node[N];
 static bool in[N];

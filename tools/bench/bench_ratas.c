@@ -54,7 +54,7 @@
 #include "bench_ratas.h"
 #include "heap.h"
 #include "tw_core.h"
-#include "xorshift.h"
+#include "tw_tools.h"
 
 #define TICKS_MS	50ULL
 #define TICKS_S		(1000 * TICKS_MS)
@@ -71,7 +71,6 @@
 #define MAX_RUNS	32
 #define MAX_BACKENDS	3
 #define MAX_SIZES	8
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 enum { T_IDLE, T_CLOSE, T_PACE, T_REQUEST, T_DEADLINE, T_PER_UNIT };
 
@@ -349,7 +348,7 @@ struct wl {
 /* Uniform in [0, 1). */
 static double rnd_unit(uint64_t *s)
 {
-	return (double)(rnd(s) >> 11) / (double)(1ULL << 53);
+	return (double)(xorshift64s(s) >> 11) / (double)(1ULL << 53);
 }
 
 static uint64_t mix(uint64_t x)
@@ -512,7 +511,7 @@ static void wl_make_pair(struct wl *w)
 	w->nr_units += 2;
 	memset(&w->u[s], 0, 2 * sizeof(*w->u));
 	w->u[s].interval = TICKS_S;
-	w->u[c].interval = TICKS_S + rnd(&w->rng) % 100;
+	w->u[c].interval = TICKS_S + xorshift64s(&w->rng) % 100;
 	w->u[s].quota = 1;
 	w->u[c].quota = 1;
 	w->u[s].close_at = w->now + w->life;

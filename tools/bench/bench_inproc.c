@@ -2,7 +2,7 @@
 /*
  * bench_inproc: the positioning row of bench_device.  The same start, stop
  * and expire workload on an in-process wheel: tw_core.c compiled into the
- * benchmark (against tools/timingwheel/shim) behind ONE timerfd, the way an
+ * benchmark (against tools/include, the shim) behind ONE timerfd, the way an
  * event loop would use it.
  *
  *   start  one clock_gettime() for "now" (the device reads its clock per

@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* A fuzzer's input, read as little-endian numbers. */
+/*
+ * What the libFuzzer targets share: their input, read as little-endian
+ * numbers, and CHECK, which aborts (the fuzzer then reports the input).
+ */
 #ifndef _TW_FUZZ_INPUT_H
 #define _TW_FUZZ_INPUT_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+
+#define CHECK(c)	do { if (!(c)) abort(); } while (0)
 
 struct input {
 	const uint8_t	*p;

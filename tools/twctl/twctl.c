@@ -22,9 +22,10 @@
 
 #include <libtimingwheel.h>
 
+#include "tw_tools.h"
+
 #define NSEC_PER_MSEC	1000000ULL
 #define EVENT_BUF	16
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define EXIT_USAGE	2
 
 struct twctl {

@@ -2,7 +2,7 @@
 /*
  * tw_pkgclient: the smallest program on the installed libtimingwheel.
  * scripts/packages.sh builds it against the Debian packages with pkg-config,
- * dynamically and statically (tools/timingwheel/build/tw_pkgclient, which
+ * dynamically and statically (tools/build/tw_pkgclient, which
  * runs in the test guests' initramfs too).  It includes <libtimingwheel.h>
  * and the C library's headers, nothing of this tree.
  *

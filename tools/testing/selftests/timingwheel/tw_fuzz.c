@@ -42,12 +42,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/timingwheel.h>
-#include <libtimingwheel.h>
+#include "tw_selftest.h"
 
-#define DEV		TIMINGWHEEL_DEVICE
-#define MS		1000000ULL
-#define SEC		1000000000ULL
 #define KTIME_MAX	((uint64_t)INT64_MAX)
 /* The TWHEEL_TIMER_* flags the module knows; a START with another is EINVAL. */
 #define KNOWN_TIMER_FLAGS	(TWHEEL_TIMER_ABSTIME | TWHEEL_TIMER_REPLACE)
@@ -59,21 +55,12 @@ static unsigned long long seed, step, failures;
 
 static uint64_t rnd(void)
 {
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 0x2545F4914F6CDD1DULL;
+	return xorshift64s(&rng);
 }
 
 static uint64_t below(uint64_t n)
 {
 	return n ? rnd() % n : 0;
-}
-
-/* The ioctls stay raw, the ABI is under test; the clock is the library's. */
-static uint64_t clock_now(clockid_t id)
-{
-	return timingwheel_now(id);
 }
 
 #define FAIL(fmt, ...) do {						\
@@ -83,22 +70,9 @@ static uint64_t clock_now(clockid_t id)
 		       seed, step, ##__VA_ARGS__);			\
 } while (0)
 
-static int xioctl(int fd, unsigned long cmd, void *arg)
-{
-	int ret = ioctl(fd, cmd, arg);
-
-	return ret < 0 ? -errno : ret;
-}
-
 static int dev_open(void)
 {
-	int fd = open(DEV, O_RDWR | O_CLOEXEC | O_NONBLOCK);
-
-	if (fd < 0) {
-		perror(DEV);
-		exit(2);
-	}
-	return fd;
+	return tw_open(O_NONBLOCK);
 }
 
 /* What the fuzzer knows of its file. */
@@ -141,7 +115,7 @@ static void check_info(struct file_model *m)
 	struct twheel_info i;
 
 	memset(&i, 0xa5, sizeof(i));
-	if (xioctl(m->fd, TWHEEL_IOC_GET_INFO, &i)) {
+	if (tw_ioctl(m->fd, TWHEEL_IOC_GET_INFO, &i)) {
 		FAIL("GET_INFO failed");
 		return;
 	}
@@ -256,12 +230,6 @@ static int start_oracle(struct file_model *m, unsigned int id, uint64_t value,
 	return 0;
 }
 
-/* A timer is due at the tick of the time asked for: that time rounded up. */
-static uint64_t tick_up(const struct file_model *m, uint64_t ns)
-{
-	return (ns + m->res - 1) / m->res * m->res;
-}
-
 static void start_apply(struct file_model *m, unsigned int id, uint64_t interval,
 			uint64_t due)
 {
@@ -301,9 +269,9 @@ static void fuzz_start(struct file_model *m)
 
 	want = start_oracle(m, s.id, s.value, s.interval, s.flags,
 			    s.__reserved | (s.slack && s.interval),
-			    clock_now(m->clock), &fuzzy);
+			    clock_ns(m->clock), &fuzzy);
 	p = place(w, &s, sizeof(s));
-	got = xioctl(m->fd, TWHEEL_IOC_START, p);
+	got = tw_ioctl(m->fd, TWHEEL_IOC_START, p);
 	if (w >= STRADDLE) {
 		if (got != -EFAULT)
 			FAIL("START from a bad pointer (%d): %d", w, got);
@@ -320,7 +288,7 @@ static void fuzz_stop(struct file_model *m)
 		.__reserved = below(16) ? 0 : (uint32_t)rnd() | 1,
 	};
 	enum where w = pick_where();
-	int got = xioctl(m->fd, TWHEEL_IOC_STOP, place(w, &s, sizeof(s)));
+	int got = tw_ioctl(m->fd, TWHEEL_IOC_STOP, place(w, &s, sizeof(s)));
 
 	if (w >= STRADDLE) {
 		if (got != -EFAULT)
@@ -343,7 +311,7 @@ static void fuzz_query(struct file_model *m)
 	struct twheel_query q = { .id = pick_id(), .__reserved = below(16) ? 0 : 1 };
 	enum where w = pick_where();
 	struct twheel_query *p = place(w, &q, sizeof(q));
-	int got = xioctl(m->fd, TWHEEL_IOC_QUERY, p);
+	int got = tw_ioctl(m->fd, TWHEEL_IOC_QUERY, p);
 	int want = q.__reserved ? -EINVAL : m->t[q.id].live ? 0 : -ENOENT;
 
 	if (w == RDONLY && want == 0)
@@ -380,7 +348,7 @@ static void fuzz_config(struct file_model *m)
 	       m->started ? -EBUSY : 0;
 	if (w >= STRADDLE)
 		want = -EFAULT;
-	got = xioctl(m->fd, TWHEEL_IOC_SET_CONFIG, place(w, &c, sizeof(c)));
+	got = tw_ioctl(m->fd, TWHEEL_IOC_SET_CONFIG, place(w, &c, sizeof(c)));
 	if (got != want)
 		FAIL("SET_CONFIG clock %u res %llu where %d: got %d want %d", c.clockid,
 		     (unsigned long long)c.resolution_ns, w, got, want);
@@ -400,7 +368,7 @@ static void fuzz_info(struct file_model *m)
 		check_info(m);
 		return;
 	}
-	got = xioctl(m->fd, TWHEEL_IOC_GET_INFO, place(w, &i, sizeof(i)));
+	got = tw_ioctl(m->fd, TWHEEL_IOC_GET_INFO, place(w, &i, sizeof(i)));
 	if (got != -EFAULT)
 		FAIL("GET_INFO into a bad pointer (%d): %d", w, got);
 }
@@ -412,7 +380,7 @@ static void resync(struct file_model *m)
 
 	for (id = 0; id < NIDS; id++) {
 		struct twheel_query q = { .id = id };
-		int got = xioctl(m->fd, TWHEEL_IOC_QUERY, &q);
+		int got = tw_ioctl(m->fd, TWHEEL_IOC_QUERY, &q);
 
 		if (got && got != -ENOENT)
 			FAIL("QUERY %u: %d", id, got);
@@ -447,7 +415,7 @@ static int op_oracle(struct file_model *m, const struct twheel_op *op, bool *fuz
 	if (op->op == TWHEEL_OP_START)
 		return start_oracle(m, op->id, op->value, op->interval, op->flags,
 				    op->__reserved | (op->slack && op->interval),
-				    clock_now(m->clock), fuzzy);
+				    clock_ns(m->clock), fuzzy);
 	if (op->op != TWHEEL_OP_STOP || op->flags || op->value || op->interval ||
 	    op->slack || op->__reserved)
 		return -EINVAL;
@@ -497,32 +465,32 @@ static void fuzz_batch(struct file_model *m)
 		b.ops = 0;
 	p = place(wb, &b, sizeof(b));
 	if (wb >= STRADDLE) {
-		got = xioctl(m->fd, TWHEEL_IOC_BATCH, p);
+		got = tw_ioctl(m->fd, TWHEEL_IOC_BATCH, p);
 		if (got != -EFAULT)
 			FAIL("BATCH header at a bad pointer (%d): %d", wb, got);
 		return;
 	}
 	if (b.flags || b.count > TWHEEL_BATCH_MAX) {
-		got = xioctl(m->fd, TWHEEL_IOC_BATCH, p);
+		got = tw_ioctl(m->fd, TWHEEL_IOC_BATCH, p);
 		if (got != -EINVAL)
 			FAIL("BATCH flags %u count %u: %d", b.flags, b.count, got);
 		return;
 	}
 	if (wo != GOOD && wo != RDONLY) {
-		got = xioctl(m->fd, TWHEEL_IOC_BATCH, p);
+		got = tw_ioctl(m->fd, TWHEEL_IOC_BATCH, p);
 		if (got != (b.count ? -EFAULT : 0))
 			FAIL("BATCH of %u ops at a bad pointer: %d", b.count, got);
 		return;
 	}
 	if (wo != GOOD) {
 		/* Read-only ops: whatever page 1 holds is applied, no result lands. */
-		got = xioctl(m->fd, TWHEEL_IOC_BATCH, p);
+		got = tw_ioctl(m->fd, TWHEEL_IOC_BATCH, p);
 		if (got != (b.count ? -EFAULT : 0))
 			FAIL("BATCH of %u read-only ops: %d", b.count, got);
 		resync(m);
 		return;
 	}
-	got = xioctl(m->fd, TWHEEL_IOC_BATCH, p);
+	got = tw_ioctl(m->fd, TWHEEL_IOC_BATCH, p);
 	if (got)
 		FAIL("BATCH of %u good ops: %d", b.count, got);
 	/* In order: each entry sees the model as the ones before left it. */
@@ -544,7 +512,7 @@ static void fuzz_read(struct file_model *m)
 	enum where w = below(4) ? GOOD : (enum where)below(NR_WHERE);
 	void *buf = w == GOOD ? (void *)ev : place(w, ev, 0);
 	ssize_t got = read(m->fd, buf, size);
-	uint64_t now = clock_now(m->clock);
+	uint64_t now = clock_ns(m->clock);
 	size_t i, n;
 
 	/* The VFS refuses a kernel address before the driver sees the size. */
@@ -582,7 +550,7 @@ static void fuzz_read(struct file_model *m)
 		} else {
 			struct twheel_query q = { .id = id };
 
-			if (xioctl(m->fd, TWHEEL_IOC_QUERY, &q) == -ENOENT)
+			if (tw_ioctl(m->fd, TWHEEL_IOC_QUERY, &q) == -ENOENT)
 				model_set(m, id, false);
 		}
 	}
@@ -605,14 +573,14 @@ static void fuzz_bad_cmd(struct file_model *m)
 	if (cmd == TWHEEL_IOC_SET_CONFIG || cmd == TWHEEL_IOC_GET_INFO || cmd == TWHEEL_IOC_START ||
 	    cmd == TWHEEL_IOC_STOP || cmd == TWHEEL_IOC_BATCH || cmd == TWHEEL_IOC_QUERY)
 		return;
-	got = xioctl(m->fd, cmd, arena);
+	got = tw_ioctl(m->fd, cmd, arena);
 	if (got != -ENOTTY)
 		FAIL("unknown command %#x: %d", cmd, got);
 }
 
 static int fuzz_ioctl(unsigned int seconds)
 {
-	uint64_t end = clock_now(CLOCK_MONOTONIC) + seconds * SEC;
+	uint64_t end = clock_ns(CLOCK_MONOTONIC) + seconds * SEC;
 	struct file_model *m = calloc(1, sizeof(*m));
 
 	arena = mmap(NULL, 3 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -621,7 +589,7 @@ static int fuzz_ioctl(unsigned int seconds)
 	mprotect(arena + 2 * PAGE, PAGE, PROT_NONE);
 	model_reset(m);
 	check_info(m);
-	for (step = 0; clock_now(CLOCK_MONOTONIC) < end; step++) {
+	for (step = 0; clock_ns(CLOCK_MONOTONIC) < end; step++) {
 		switch (below(20)) {
 		case 0 ... 5:
 			fuzz_start(m);
@@ -715,7 +683,7 @@ static size_t client_read(struct client *c)
 	static struct twheel_event ev[97];
 	size_t n = 1 + below(97), i;
 	ssize_t got = read(c->m.fd, ev, n * sizeof(ev[0]) + below(sizeof(ev[0])));
-	uint64_t now = clock_now(c->m.clock);
+	uint64_t now = clock_ns(c->m.clock);
 
 	if (got < 0) {
 		if (errno != EAGAIN)
@@ -731,7 +699,7 @@ static size_t client_read(struct client *c)
 
 static void client_start(struct client *c, unsigned int id, bool replace)
 {
-	uint64_t now = clock_now(c->m.clock), value = client_value(), interval = 0;
+	uint64_t now = clock_ns(c->m.clock), value = client_value(), interval = 0;
 	struct twheel_timer_spec s = { .id = id, .value = value };
 	bool abs = below(2);
 	int got;
@@ -742,7 +710,7 @@ static void client_start(struct client *c, unsigned int id, bool replace)
 	s.flags = (replace ? TWHEEL_TIMER_REPLACE : 0) | (abs ? TWHEEL_TIMER_ABSTIME : 0);
 	if (abs)
 		s.value = now + value;
-	got = xioctl(c->m.fd, TWHEEL_IOC_START, &s);
+	got = tw_ioctl(c->m.fd, TWHEEL_IOC_START, &s);
 	if (got != (c->m.t[id].live && !replace ? -EEXIST : 0)) {
 		FAIL("START id %u replace %d: %d", id, replace, got);
 		return;
@@ -751,15 +719,15 @@ static void client_start(struct client *c, unsigned int id, bool replace)
 		return;
 	c->starts++;
 	/* A relative due is the kernel's clock at the call plus value: learn it. */
-	start_apply(&c->m, id, interval, tick_up(&c->m, s.value));
+	start_apply(&c->m, id, interval, tick_up(s.value, c->m.res));
 	if (!abs) {
 		struct twheel_query q = { .id = id };
 
-		if (xioctl(c->m.fd, TWHEEL_IOC_QUERY, &q))
+		if (tw_ioctl(c->m.fd, TWHEEL_IOC_QUERY, &q))
 			FAIL("QUERY after START %u", id);
 		c->m.t[id].due = q.due;
 		if (q.due < now + value ||
-		    q.due >= clock_now(c->m.clock) + value + c->m.res)
+		    q.due >= clock_ns(c->m.clock) + value + c->m.res)
 			FAIL("START id %u: due %llu outside the call", id,
 			     (unsigned long long)q.due);
 	}
@@ -767,7 +735,7 @@ static void client_start(struct client *c, unsigned int id, bool replace)
 
 static void client_stop(struct client *c, unsigned int id)
 {
-	int got = xioctl(c->m.fd, TWHEEL_IOC_STOP, &(struct twheel_stop){ .id = id });
+	int got = tw_ioctl(c->m.fd, TWHEEL_IOC_STOP, &(struct twheel_stop){ .id = id });
 
 	if (!c->m.t[id].live) {
 		if (got != -ENOENT)
@@ -777,7 +745,7 @@ static void client_stop(struct client *c, unsigned int id)
 	if (got != TWHEEL_STOPPED_PENDING && got != TWHEEL_STOPPED_EXPIRED)
 		FAIL("STOP of live id %u: %d", id, got);
 	/* A timer stopped before its due time cannot have fired. */
-	if (got == TWHEEL_STOPPED_EXPIRED && clock_now(c->m.clock) < c->m.t[id].due)
+	if (got == TWHEEL_STOPPED_EXPIRED && clock_ns(c->m.clock) < c->m.t[id].due)
 		FAIL("STOP of id %u before its due time says it expired", id);
 	model_set(&c->m, id, false);
 	c->stops++;
@@ -790,7 +758,7 @@ static void client_batch(struct client *c)
 	struct twheel_batch b = { .ops = (uintptr_t)ops, .count = 1 + below(64) };
 	bool used[NIDS] = { false };
 	unsigned int i;
-	uint64_t now = clock_now(c->m.clock);
+	uint64_t now = clock_ns(c->m.clock);
 
 	for (i = 0; i < b.count; i++) {
 		unsigned int id;
@@ -807,7 +775,7 @@ static void client_batch(struct client *c)
 			ops[i].value = now + client_value();
 		}
 	}
-	if (xioctl(c->m.fd, TWHEEL_IOC_BATCH, &b))
+	if (tw_ioctl(c->m.fd, TWHEEL_IOC_BATCH, &b))
 		FAIL("BATCH");
 	for (i = 0; i < b.count; i++) {
 		unsigned int id = ops[i].id;
@@ -816,7 +784,7 @@ static void client_batch(struct client *c)
 			if (ops[i].result)
 				FAIL("batch START %u: %d", id, ops[i].result);
 			else
-				start_apply(&c->m, id, 0, tick_up(&c->m, ops[i].value));
+				start_apply(&c->m, id, 0, tick_up(ops[i].value, c->m.res));
 			c->starts++;
 		} else if (ops[i].result != TWHEEL_STOPPED_PENDING &&
 			   ops[i].result != TWHEEL_STOPPED_EXPIRED) {
@@ -846,8 +814,8 @@ static void client_drain(struct client *c)
 			last = c->m.t[id].due;
 	}
 	/* Generous: a TCG guest is slow, and only a lost event waits this long. */
-	deadline = (last > clock_now(c->m.clock) ? last : clock_now(c->m.clock)) + 60 * SEC;
-	while (c->m.live && clock_now(c->m.clock) < deadline) {
+	deadline = (last > clock_ns(c->m.clock) ? last : clock_ns(c->m.clock)) + 60 * SEC;
+	while (c->m.live && clock_ns(c->m.clock) < deadline) {
 		struct pollfd p = { .fd = c->m.fd, .events = POLLIN };
 
 		poll(&p, 1, 100);
@@ -862,7 +830,7 @@ static void client_drain(struct client *c)
 
 static int fuzz_model(unsigned int seconds)
 {
-	uint64_t end = clock_now(CLOCK_MONOTONIC) + seconds * SEC;
+	uint64_t end = clock_ns(CLOCK_MONOTONIC) + seconds * SEC;
 	struct client *c = calloc(1, sizeof(*c));
 	uint64_t res[] = { TWHEEL_MIN_RESOLUTION_NS, 100000, 1000000 };
 	struct twheel_config cfg = { .clockid = CLOCK_MONOTONIC };
@@ -872,11 +840,11 @@ static int fuzz_model(unsigned int seconds)
 	model_reset(&c->m);
 	cfg.clockid = below(2) ? CLOCK_MONOTONIC : CLOCK_BOOTTIME;
 	cfg.resolution_ns = res[below(3)];
-	if (xioctl(c->m.fd, TWHEEL_IOC_SET_CONFIG, &cfg))
+	if (tw_ioctl(c->m.fd, TWHEEL_IOC_SET_CONFIG, &cfg))
 		FAIL("SET_CONFIG");
 	c->m.clock = cfg.clockid;
 	check_info(&c->m);
-	for (step = 0; clock_now(CLOCK_MONOTONIC) < end; step++) {
+	for (step = 0; clock_ns(CLOCK_MONOTONIC) < end; step++) {
 		unsigned int id = pick_id();
 
 		switch (below(12)) {
@@ -944,10 +912,9 @@ struct worker {
 
 static uint64_t wrnd(struct worker *w, uint64_t n)
 {
-	w->rng ^= w->rng >> 12;
-	w->rng ^= w->rng << 25;
-	w->rng ^= w->rng >> 27;
-	return n ? w->rng * 0x2545F4914F6CDD1DULL % n : 0;
+	uint64_t r = xorshift64s(&w->rng);
+
+	return n ? r % n : 0;
 }
 
 /*
@@ -980,12 +947,12 @@ static void *stress_worker(void *arg)
 		switch (wrnd(w, 4)) {
 		case 0:
 		case 1:
-			got = xioctl(w->fd, TWHEEL_IOC_START, &s);
+			got = tw_ioctl(w->fd, TWHEEL_IOC_START, &s);
 			if (got && !stress_start_ok(got, s.flags))
 				stress_fail("START", got);
 			break;
 		case 2:
-			got = xioctl(w->fd, TWHEEL_IOC_STOP, &(struct twheel_stop){ .id = id });
+			got = tw_ioctl(w->fd, TWHEEL_IOC_STOP, &(struct twheel_stop){ .id = id });
 			if (got != -ENOENT && got != TWHEEL_STOPPED_PENDING &&
 			    got != TWHEEL_STOPPED_EXPIRED)
 				stress_fail("STOP", got);
@@ -1001,7 +968,7 @@ static void *stress_worker(void *arg)
 					ops[i].flags = TWHEEL_TIMER_REPLACE;
 				}
 			}
-			got = xioctl(w->fd, TWHEEL_IOC_BATCH, &b);
+			got = tw_ioctl(w->fd, TWHEEL_IOC_BATCH, &b);
 			if (got)
 				stress_fail("BATCH", got);
 			for (i = 0; i < b.count; i++)
@@ -1030,7 +997,7 @@ static void *stress_reader(void *arg)
 		if (poll(&p, 1, 50) <= 0)
 			continue;
 		got = read(w->fd, ev, (1 + wrnd(w, 257)) * sizeof(ev[0]));
-		now = clock_now(CLOCK_MONOTONIC);
+		now = clock_ns(CLOCK_MONOTONIC);
 		if (got < 0) {
 			if (errno != EAGAIN)
 				stress_fail("read errno", errno);
@@ -1057,7 +1024,7 @@ static void *stress_storm(void *arg)
 	unsigned int i, done, round = 0;
 
 	while (!__atomic_load_n(&stress_stop, __ATOMIC_RELAXED)) {
-		uint64_t due = clock_now(CLOCK_MONOTONIC) + 100 * MS;
+		uint64_t due = clock_ns(CLOCK_MONOTONIC) + 100 * MS;
 
 		for (done = 0; done < storm_size; done += b.count) {
 			b.count = storm_size - done < 4096 ? storm_size - done : 4096;
@@ -1068,7 +1035,7 @@ static void *stress_storm(void *arg)
 					.value = due,
 					.flags = TWHEEL_TIMER_ABSTIME | TWHEEL_TIMER_REPLACE,
 				};
-			if (xioctl(w->fd, TWHEEL_IOC_BATCH, &b))
+			if (tw_ioctl(w->fd, TWHEEL_IOC_BATCH, &b))
 				stress_fail("storm BATCH", errno);
 			for (i = 0; i < b.count; i++)
 				if (ops[i].result && !stress_start_ok(ops[i].result, ops[i].flags))
@@ -1095,7 +1062,7 @@ static void stress_child(void)
 			ops[i] = (struct twheel_op){ .op = TWHEEL_OP_START, .id = round << 16 | i,
 						 .value = (i % 64) * MS / 8,
 						 .interval = i % 3 ? 0 : MS };
-		if (xioctl(fd, TWHEEL_IOC_BATCH, &b))
+		if (tw_ioctl(fd, TWHEEL_IOC_BATCH, &b))
 			_exit(4);
 	}
 	for (;;)
@@ -1159,7 +1126,7 @@ int main(int argc, char **argv)
 		storm_size = strtoul(argv[4], NULL, 0);
 	seed = strtoull(argv[2], NULL, 0);
 	if (!seed)
-		seed = clock_now(CLOCK_REALTIME) ^ ((uint64_t)getpid() << 32);
+		seed = clock_ns(CLOCK_REALTIME) ^ ((uint64_t)getpid() << 32);
 	rng = seed | 1;
 	seconds = strtoul(argv[3], NULL, 0);
 	printf("# tw_fuzz %s seed=%llu seconds=%u\n", argv[1], seed, seconds);

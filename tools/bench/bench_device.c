@@ -62,6 +62,7 @@
 
 #include "bench.h"
 #include "bench_project.h"
+#include "tw_tools.h"
 
 #define DEV_PATH	TIMINGWHEEL_DEVICE
 #define PARAM_DIR	"/sys/module/timingwheel/parameters/"
@@ -91,7 +92,6 @@
 #define FD_RESERVE	32
 #define NOFILE_WANT	1048576
 #define MAX_ROWS	80
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 enum better { HIGHER, LOWER, NO_RATIO };
 enum side { TW, IP, TFD, SIDES };

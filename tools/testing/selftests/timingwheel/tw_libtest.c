@@ -15,10 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <libtimingwheel.h>
+#include "tw_selftest.h"
 
-#define MS		1000000ULL
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 /* How late a TCG guest may fire a timer, beyond its slack and tick. */
 #define LATE_NS		(200 * MS)
 /* More entries than one TWHEEL_IOC_BATCH call takes: two calls. */

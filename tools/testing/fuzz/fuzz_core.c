@@ -18,7 +18,6 @@
 #include "tw_core.h"
 
 #define N	64
-#define CHECK(c)	do { if (!(c)) abort(); } while (0)
 
 struct probe {
 	struct tw_timer	timer;

@@ -31,14 +31,13 @@
 
 #include "heap.h"
 #include "tw_core.h"
-#include "xorshift.h"
+#include "tw_tools.h"
 
 #define START_SPAN	BIT_ULL(20)
 #define MIXED_SPAN	BIT_ULL(16)
 #define TIMEOUT_MIN	256
 #define TIMEOUT_SPAN	BIT_ULL(14)
 #define RUNS		3
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 enum impl { WHEEL, HEAP };
 
@@ -114,7 +113,7 @@ static uint64_t rearm_tick(struct bench *b, uint32_t i)
 {
 	if (*b_timeout(b, i))
 		return b->now + *b_timeout(b, i);
-	return b->now + 1 + rnd(&b->rng) % MIXED_SPAN;
+	return b->now + 1 + xorshift64s(&b->rng) % MIXED_SPAN;
 }
 
 static void wheel_fired(struct tw_timer *t, void *data)
@@ -251,13 +250,13 @@ static double phase_churn(struct bench *b, double *expiry_share)
 	b->rng = 42;
 	b->rearm = true;
 	for (k = 0; k < b->n; k++)
-		b_start(b, k, 1 + rnd(&b->rng) % MIXED_SPAN);
+		b_start(b, k, 1 + xorshift64s(&b->rng) % MIXED_SPAN);
 	t0 = now_ns();
 	for (k = 0; k < ops; k++) {
-		uint32_t i = rnd(&b->rng) % b->n;
+		uint32_t i = xorshift64s(&b->rng) % b->n;
 
 		b_stop(b, i);
-		b_start(b, i, b->now + 1 + rnd(&b->rng) % MIXED_SPAN);
+		b_start(b, i, b->now + 1 + xorshift64s(&b->rng) % MIXED_SPAN);
 		if (tick_due(&left, per_tick))
 			b_advance(b, b->now + 1);
 	}
@@ -280,12 +279,12 @@ static double phase_mixed(struct bench *b, double *expiry_share)
 	b->rng = 43;
 	b->rearm = true;
 	for (k = 0; k < b->n; k++) {
-		*b_timeout(b, k) = TIMEOUT_MIN + rnd(&b->rng) % TIMEOUT_SPAN;
+		*b_timeout(b, k) = TIMEOUT_MIN + xorshift64s(&b->rng) % TIMEOUT_SPAN;
 		b_start(b, k, *b_timeout(b, k));
 	}
 	t0 = now_ns();
 	for (k = 0; k < ops; k++) {
-		uint64_t r = rnd(&b->rng);
+		uint64_t r = xorshift64s(&b->rng);
 		uint32_t i = r % busy;
 
 		if ((r >> 40) % 10 == 0) {
@@ -315,10 +314,10 @@ static double phase_floor(struct bench *b)
 	b_reset(b);
 	b->rng = 43;
 	for (k = 0; k < b->n; k++)
-		b->wo[k].timeout = TIMEOUT_MIN + rnd(&b->rng) % TIMEOUT_SPAN;
+		b->wo[k].timeout = TIMEOUT_MIN + xorshift64s(&b->rng) % TIMEOUT_SPAN;
 	t0 = now_ns();
 	for (k = 0; k < ops; k++) {
-		struct wheel_obj *o = &b->wo[rnd(&b->rng) % busy];
+		struct wheel_obj *o = &b->wo[xorshift64s(&b->rng) % busy];
 
 		o->timer.expires = k + o->timeout;
 	}
@@ -343,11 +342,11 @@ static void bench_setup(struct bench *b, uint32_t n)
 		exit(1);
 	}
 	for (i = 0; i < n; i++) {
-		b->expires[i] = 1 + rnd(&s) % START_SPAN;
+		b->expires[i] = 1 + xorshift64s(&s) % START_SPAN;
 		b->order[i] = i;
 	}
 	for (i = n - 1; i > 0; i--) {
-		uint32_t j = rnd(&s) % (i + 1), t = b->order[i];
+		uint32_t j = xorshift64s(&s) % (i + 1), t = b->order[i];
 
 		b->order[i] = b->order[j];
 		b->order[j] = t;
