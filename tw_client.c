@@ -280,8 +280,8 @@ static_assert(U64_MAX / TWHEEL_MIN_RESOLUTION_NS < BIT_ULL(61));
  *           timers at the top.  One slot per entry of the chunk is enough
  *           for both, so a chunk of at most TW_CHUNK entries always has
  *           room; the applying task's own
- * @nr:      spares left, in @t[0] up; the applying task's own
- * @nr_dead: stopped timers, in @t[TW_CHUNK - 1] down: out of the index and
+ * @nr:      spares left, in the first slots of @t; the applying task's own
+ * @nr_dead: stopped timers, in the last slots of @t: out of the index and
  *           of every list, no longer counted in tw_client.nr_timers, still
  *           charged to the user until tw_free_spares() frees them; the
  *           applying task's own
