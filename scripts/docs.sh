@@ -3,8 +3,8 @@
 # Build Documentation/timingwheel with Sphinx and the kernel's kernel-doc
 # extension from the 6.12 source tree, warnings as errors: a docutils error,
 # or a kernel-doc:: directive naming a DOC block or identifier the source
-# does not have, fails the build.  Then kernel-doc -Wall over the wheel and
-# the id index, which must print nothing.  The HTML goes to the cache, never
+# does not have, fails the build.  Then kernel-doc -Wall over the module's
+# sources and the uapi, which must print nothing.  The HTML goes to the cache, never
 # into the repository.
 #
 #   scripts/docs.sh
@@ -17,9 +17,10 @@ out=$TW_CACHE/run/docs${TW_RUN_TAG:+-$TW_RUN_TAG}
 log=$out.log
 rm -rf "$out" && mkdir -p "$out"
 
-tw_log "kernel-doc -none -Wall (the wheel and the id index)"
+tw_log "kernel-doc -none -Wall (the wheel, the index, the client, the uapi)"
 (cd "$TW_ROOT" && "$src/scripts/kernel-doc" -none -Wall \
-	tw_core.c tw_core.h tw_ids.c tw_ids.h) >"$log.kdoc" 2>&1 || true
+	tw_core.c tw_core.h tw_ids.c tw_ids.h tw_client.c tw_client.h tw_chardev.c \
+	include/uapi/linux/timingwheel.h) >"$log.kdoc" 2>&1 || true
 status=0
 if [ -s "$log.kdoc" ]; then
 	cat "$log.kdoc" >&2

@@ -44,6 +44,10 @@ else
 	status=1
 fi
 
+# The documentation: Sphinx with the kernel's kernel-doc extension, warnings
+# as errors, so a kernel-doc:: directive naming nothing fails.
+"$TW_ROOT/scripts/docs.sh" || status=1
+
 # libtimingwheel: warning-free, 64- and 32-bit; every function the header
 # declares is exported under LIBTIMINGWHEEL_1 and has a manual page.
 tw_need_m32
