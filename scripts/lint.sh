@@ -97,9 +97,9 @@ lint_build() {
 	tw_log "W=1 + sparse build against $name: clean ($(grep -c '^\s*CHECK' "$stage.log") files checked)"
 }
 
-lint_build uml-6.12 "$("$TW_ROOT/scripts/uml-kernel.sh" normal)" ARCH=um || status=1
+lint_build uml-6.12 "$("$TW_ROOT/scripts/guest/uml-kernel.sh" normal)" ARCH=um || status=1
 for k in "${TW_KERNELS[@]}"; do
-	read -r ver kdir _ < <("$TW_ROOT/scripts/debian-kernel.sh" "$k")
+	read -r ver kdir _ < <("$TW_ROOT/scripts/guest/debian-kernel.sh" "$k")
 	lint_build "$ver" "$kdir" || status=1
 done
 exit $status

@@ -26,7 +26,7 @@ set -uo pipefail
 kind=${1:-core}
 case $kind in
 core)
-	suite() { TW_RUN_TAG=mutant TW_UML_TIMEOUT=30 "$1/scripts/kunit-uml.sh" normal; }
+	suite() { TW_RUN_TAG=mutant TW_UML_TIMEOUT=30 "$1/scripts/guest/kunit-uml.sh" normal; }
 	# Caught means tests ran and some failed or crashed.
 	verdict='Ran [1-9][0-9]* tests: .*(failed|crashed): [1-9][0-9]*.*'
 	;;
@@ -38,8 +38,8 @@ device)
 		set -- "$1" $(sed -n '2,/^---/s/^Suite: //p' "$2")
 		case $2 in
 		uml) TW_RUN_TAG=mutant TW_UML_TIMEOUT=300 TW_E2E_ONLY=$3 \
-			"$1/scripts/uml-e2e.sh" debug ;;
-		qemu) TW_RUN_TAG=mutant TW_E2E_ONLY=$4 "$1/scripts/qemu-run.sh" "$3" e2e ;;
+			"$1/scripts/guest/uml-e2e.sh" debug ;;
+		qemu) TW_RUN_TAG=mutant TW_E2E_ONLY=$4 "$1/scripts/guest/qemu-run.sh" "$3" e2e ;;
 		*) echo "no 'Suite: uml|qemu KERNEL TESTS' line in the header"; return 2 ;;
 		esac
 	}

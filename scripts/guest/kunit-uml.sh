@@ -5,15 +5,15 @@
 # read-only hostfs root, load the module, and hand only its KTAP output to
 # the kernel's own kunit.py parser.
 #
-#   scripts/kunit-uml.sh [normal|debug]
+#   scripts/guest/kunit-uml.sh [normal|debug]
 #
 # Fails if a test fails, if fewer tests ran than the suite declares, or if
 # the console shows a BUG, WARNING, KASAN, lockdep or similar report.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 flavour=${1:-normal}
-kdir=$("$TW_ROOT/scripts/uml-kernel.sh" "$flavour")
+kdir=$("$TW_ROOT/scripts/guest/uml-kernel.sh" "$flavour")
 src=$(tw_kernel_source 6.12)
 work=$TW_CACHE/run/kunit-$flavour${TW_RUN_TAG:+-$TW_RUN_TAG}
 stage=$work/module

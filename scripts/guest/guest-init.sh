@@ -91,7 +91,7 @@ textpoke)
 	# Live-patch kernel text as fast as a shell can: each toggle of the
 	# module's trace events flips static keys, the sched_switch probe of
 	# the command-line recorder among them, while busy loops on every
-	# vCPU run the patched scheduler (scripts/qemu-run.sh, why).
+	# vCPU run the patched scheduler (scripts/guest/qemu-run.sh, why).
 	t=/sys/kernel/tracing
 	[ -d $t/events ] || mount -t tracefs nodev $t
 	for c in 1 2 3 4; do (while :; do usleep 100; done) & done

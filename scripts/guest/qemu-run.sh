@@ -4,7 +4,7 @@
 # busybox initramfs holding timingwheel.ko, built against the matching
 # headers, and the static test programs; run one mode inside and judge it.
 #
-#   scripts/qemu-run.sh 6.1|6.12|6.12-rt e2e|demo|bench|textpoke
+#   scripts/guest/qemu-run.sh 6.1|6.12|6.12-rt e2e|demo|bench|textpoke
 #
 # With TW_FUZZ_SECONDS, the e2e mode also runs the fuzzers that long, as a
 # 64- and a 32-bit process (TW_FUZZ_SEED replays a seed).  TW_E2E_ONLY=T1,T2
@@ -14,12 +14,12 @@
 # program fails, if the module cannot be unloaded afterwards, or if the
 # console shows BUG, WARNING, Oops, Call Trace or a lockdep report.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 kernel=${1:?usage: qemu-run.sh KERNEL MODE}
 mode=${2:?usage: qemu-run.sh KERNEL MODE}
 tw_need qemu-system-x86 busybox-static cpio gzip
-read -r ver kdir vmlinuz < <("$TW_ROOT/scripts/debian-kernel.sh" "$kernel")
+read -r ver kdir vmlinuz < <("$TW_ROOT/scripts/guest/debian-kernel.sh" "$kernel")
 work=$TW_CACHE/run/qemu-$kernel-$mode${TW_RUN_TAG:+-$TW_RUN_TAG}
 rm -rf "$work" && mkdir -p "$work"
 
@@ -31,8 +31,8 @@ root=$work/initramfs
 mkdir -p "$root"/{bin,dev,proc,sys,tmp}
 cp /bin/busybox "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
-cp "$TW_ROOT/scripts/guest-init.sh" "$root/init"
-cp "$TW_ROOT/scripts/guest-demo.sh" "$root/demo.sh"
+cp "$TW_ROOT/scripts/guest/guest-init.sh" "$root/init"
+cp "$TW_ROOT/scripts/guest/guest-demo.sh" "$root/demo.sh"
 cp "$work/module/timingwheel.ko" "$root/"
 cp "$TW_ROOT"/tools/build/{twctl,tw_e2e,tw_e2e32,tw_fuzz,tw_fuzz32,tw_libtest,bench_device} "$root/bin/"
 # The client built against the installed packages (scripts/packages.sh).
