@@ -19,7 +19,7 @@ run() {
 	results+=("$verdict  $(tw_mmss $((SECONDS - t0)))  $name")
 }
 
-run "harness self-test" "$TW_ROOT/scripts/selftest-harness.sh"
+run "harness self-test" "$TW_ROOT/scripts/verdict/selftest-harness.sh"
 run "lint (checkpatch, W=1, sparse)" "$TW_ROOT/scripts/lint.sh"
 run "Debian packages: build, install (dkms), check, purge" "$TW_ROOT/scripts/packages.sh"
 run "KUnit under UML" "$TW_ROOT/scripts/guest/kunit-uml.sh" normal

@@ -41,4 +41,4 @@ tw_uml_boot "$kdir" "$work/init.sh" "$work/console.log"
 sed -n '/TW-KTAP-BEGIN/,/TW-KTAP-END/p' "$work/console.log" |
 	sed -n '/^KTAP version/,$p' | grep -v TW-KTAP-END >"$work/ktap.log" || true
 
-"$TW_ROOT/scripts/kunit-verdict.sh" "$work/ktap.log" "$work/console.log" "UML $flavour"
+"$TW_ROOT/scripts/verdict/kunit-verdict.sh" "$work/ktap.log" "$work/console.log" "UML $flavour"

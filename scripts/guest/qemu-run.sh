@@ -61,4 +61,4 @@ if [ "$mode" != e2e ]; then
 fi
 
 TW_FUZZ_BITS=${TW_FUZZ_SECONDS:+64 32} \
-	exec "$TW_ROOT/scripts/e2e-verdict.sh" "$work/console.log" "$mode" "$ver"
+	exec "$TW_ROOT/scripts/verdict/e2e-verdict.sh" "$work/console.log" "$mode" "$ver"

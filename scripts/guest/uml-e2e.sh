@@ -33,4 +33,4 @@ tw_uml_boot "$kdir" "$TW_ROOT/scripts/guest/guest-init.sh" "$work/console.log" \
 	tw.mode=e2e tw.dir="$root" tw.fuzz="${TW_FUZZ_SECONDS:-0}" tw.seed="${TW_FUZZ_SEED:-0}" \
 	${TW_E2E_ONLY:+tw.only=$TW_E2E_ONLY}
 TW_E2E_SKIPS=allowed TW_FUZZ_BITS=${TW_FUZZ_SECONDS:+64} \
-	exec "$TW_ROOT/scripts/e2e-verdict.sh" "$work/console.log" e2e "UML 6.12 $flavour"
+	exec "$TW_ROOT/scripts/verdict/e2e-verdict.sh" "$work/console.log" e2e "UML 6.12 $flavour"

@@ -53,7 +53,7 @@ kbench_boot() {
 		grep -qE "^TW-KBENCH $op ns_per_op=[0-9.]+ ops=[0-9]+$" "$log" ||
 			{ tw_log "no result for $op"; status=1; }
 	done
-	"$TW_ROOT/scripts/check-console.sh" "$log" || status=1
+	"$TW_ROOT/scripts/verdict/check-console.sh" "$log" || status=1
 	[ $status -eq 0 ] || tw_log "console: $log"
 	return $status
 }

@@ -4,11 +4,11 @@
 # test, on a run of zero tests, on fewer tests than declared, and on a
 # console holding a KASAN, lockdep or WARNING report; and pass a clean run.
 set -uo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-declared=$("$TW_ROOT/scripts/kunit-count.sh")
+declared=$("$TW_ROOT/scripts/verdict/kunit-count.sh")
 failures=0
 checks=0
 
@@ -60,12 +60,12 @@ verdict() {
 
 # expect VERDICT NAME KTAP CONSOLE: the KUnit verdict.
 expect() {
-	verdict "$1" "$2" "$TW_ROOT/scripts/kunit-verdict.sh" "$3" "$4" "selftest $2"
+	verdict "$1" "$2" "$TW_ROOT/scripts/verdict/kunit-verdict.sh" "$3" "$4" "selftest $2"
 }
 
 # expect_e2e VERDICT NAME CONSOLE: the e2e verdict.
 expect_e2e() {
-	verdict "$1" "e2e $2" "$TW_ROOT/scripts/e2e-verdict.sh" "$3" e2e "selftest $2"
+	verdict "$1" "e2e $2" "$TW_ROOT/scripts/verdict/e2e-verdict.sh" "$3" e2e "selftest $2"
 }
 
 ktap "$declared" >"$tmp/all.ktap"
@@ -120,7 +120,7 @@ guest 24 24 | sed 's/^ok 5 tw.case_5$/ok 5 tw.case_5 # SKIP no such feature/' >"
 expect_e2e pass "all 24 passed" "$tmp/g-ok.log"
 expect_e2e fail "a test skipped on a Debian kernel" "$tmp/g-skip.log"
 verdict pass "e2e a skip where allowed (UML)" env TW_E2E_SKIPS=allowed \
-	"$TW_ROOT/scripts/e2e-verdict.sh" "$tmp/g-skip.log" e2e "selftest skip"
+	"$TW_ROOT/scripts/verdict/e2e-verdict.sh" "$tmp/g-skip.log" e2e "selftest skip"
 expect_e2e fail "the 32-bit run failed" "$tmp/g-c32.log"
 guest 24 24 | sed -e 's/^libtest: ok 1/libtest: not ok 1/' -e 's/passed=1 failed=0/passed=0 failed=1/' \
 	-e 's/^TW-LIBTEST rc=0/TW-LIBTEST rc=1/' >"$tmp/g-libfail.log"
@@ -132,10 +132,10 @@ expect_e2e fail "the libtimingwheel tests timed out" "$tmp/g-libtimeout.log"
 { guest 24 24; echo 'TW-PKGCLIENT rc=0'; } >"$tmp/g-pkg.log"
 { guest 24 24; echo 'TW-PKGCLIENT rc=1'; } >"$tmp/g-pkgfail.log"
 verdict pass "e2e the packaged client passed where required" env TW_REQUIRE_PKGCLIENT=1 \
-	"$TW_ROOT/scripts/e2e-verdict.sh" "$tmp/g-pkg.log" e2e "selftest pkgclient"
+	"$TW_ROOT/scripts/verdict/e2e-verdict.sh" "$tmp/g-pkg.log" e2e "selftest pkgclient"
 expect_e2e fail "the packaged client failed" "$tmp/g-pkgfail.log"
 verdict fail "e2e the packaged client did not run where required" env TW_REQUIRE_PKGCLIENT=1 \
-	"$TW_ROOT/scripts/e2e-verdict.sh" "$tmp/g-ok.log" e2e "selftest pkgmissing"
+	"$TW_ROOT/scripts/verdict/e2e-verdict.sh" "$tmp/g-ok.log" e2e "selftest pkgmissing"
 guest 24 24 | sed 's/tw\.trace_events$/tw.case_24/' >"$tmp/g-notrace.log"
 expect_e2e fail "the trace events were not checked" "$tmp/g-notrace.log"
 expect_e2e fail "one test failed" "$tmp/g-fail.log"
@@ -155,11 +155,11 @@ fuzzed 0 0 >"$tmp/g-fuzz.log"
 fuzzed 3 1 >"$tmp/g-fuzzfail.log"
 fuzzed 0 0 | grep -v 'TW-FUZZ model' >"$tmp/g-fuzzmissing.log"
 verdict pass "e2e fuzzers clean" env TW_FUZZ_BITS=64 \
-	"$TW_ROOT/scripts/e2e-verdict.sh" "$tmp/g-fuzz.log" e2e "selftest fuzz"
+	"$TW_ROOT/scripts/verdict/e2e-verdict.sh" "$tmp/g-fuzz.log" e2e "selftest fuzz"
 verdict fail "e2e fuzzer failures" env TW_FUZZ_BITS=64 \
-	"$TW_ROOT/scripts/e2e-verdict.sh" "$tmp/g-fuzzfail.log" e2e "selftest fuzz"
+	"$TW_ROOT/scripts/verdict/e2e-verdict.sh" "$tmp/g-fuzzfail.log" e2e "selftest fuzz"
 verdict fail "e2e fuzzer that did not report" env TW_FUZZ_BITS=64 \
-	"$TW_ROOT/scripts/e2e-verdict.sh" "$tmp/g-fuzzmissing.log" e2e "selftest fuzz"
+	"$TW_ROOT/scripts/verdict/e2e-verdict.sh" "$tmp/g-fuzzmissing.log" e2e "selftest fuzz"
 expect_e2e fail "soft lockup report" "$tmp/g-lockup.log"
 expect_e2e fail "RCU stall report" "$tmp/g-stall.log"
 expect_e2e fail "unloaded while open" "$tmp/g-rmmod.log"

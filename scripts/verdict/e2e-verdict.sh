@@ -5,9 +5,9 @@
 # file was open and worked after, every planned e2e test and every
 # libtimingwheel test passed, and the kernel reported nothing.
 #
-#   scripts/e2e-verdict.sh CONSOLE MODE LABEL
+#   scripts/verdict/e2e-verdict.sh CONSOLE MODE LABEL
 set -uo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 mode=$2 label=$3
 # Serial and UML consoles end lines with CR LF.
@@ -96,6 +96,6 @@ for bits in ${TW_FUZZ_BITS:-}; do
 		fi
 	done
 done
-"$TW_ROOT/scripts/check-console.sh" "$log" || status=1
+"$TW_ROOT/scripts/verdict/check-console.sh" "$log" || status=1
 [ $status -eq 0 ] || tw_log "console: $log"
 exit $status
