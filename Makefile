@@ -70,6 +70,6 @@ bench-core:
 # The build dependencies are installed with apt when missing.
 DEB_OUT ?= $(abspath ..)
 deb:
-	bash scripts/deb.sh $(DEB_OUT)
+	bash scripts/package/deb.sh $(DEB_OUT)
 
 .PHONY: all modules clean check soak demo bench-core bench-device deb

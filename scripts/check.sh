@@ -21,10 +21,10 @@ run() {
 
 run "harness self-test" "$TW_ROOT/scripts/verdict/selftest-harness.sh"
 run "lint (checkpatch, W=1, sparse)" "$TW_ROOT/scripts/lint.sh"
-run "Debian packages: build, install (dkms), check, purge" "$TW_ROOT/scripts/packages.sh"
+run "Debian packages: build, install (dkms), check, purge" "$TW_ROOT/scripts/package/packages.sh"
 run "KUnit under UML" "$TW_ROOT/scripts/guest/kunit-uml.sh" normal
 run "KUnit under UML debug (KASAN, lockdep)" "$TW_ROOT/scripts/guest/kunit-uml.sh" debug
-run "KUnit catches planted bugs (mutations)" "$TW_ROOT/scripts/mutate.sh" core
+run "KUnit catches planted bugs (mutations)" "$TW_ROOT/scripts/mutations/mutate.sh" core
 # The fuzzers run, bounded, where a bug shows best: the core and the index
 # under ASan and UBSan in userspace, the device under KASAN and lockdep and
 # on PREEMPT_RT.  TW_FUZZ_SECONDS sets how long each runs (make soak: 1 h).
@@ -43,7 +43,7 @@ for k in "${TW_KERNELS[@]}"; do
 			env TW_REQUIRE_PKGCLIENT=1 "$TW_ROOT/scripts/guest/qemu-run.sh" "$k" e2e
 	fi
 done
-run "e2e catches planted bugs (mutations)" "$TW_ROOT/scripts/mutate.sh" device
+run "e2e catches planted bugs (mutations)" "$TW_ROOT/scripts/mutations/mutate.sh" device
 
 echo
 echo "== make check summary (verdict, minutes:seconds, stage)"

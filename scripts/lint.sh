@@ -74,7 +74,7 @@ tw_log "libtimingwheel: ${#libfns[@]} functions checked for export and manual pa
 
 # The packaging scripts under shellcheck (the older scripts are not clean yet).
 tw_need shellcheck
-if (cd "$TW_ROOT" && shellcheck -x -e SC1091 scripts/deb.sh scripts/packages.sh) >&2; then
+if (cd "$TW_ROOT" && shellcheck -x -e SC1091 scripts/package/deb.sh scripts/package/packages.sh) >&2; then
 	tw_log "shellcheck of the packaging scripts: clean"
 else
 	tw_log "shellcheck of the packaging scripts: findings above"

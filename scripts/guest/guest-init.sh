@@ -64,7 +64,7 @@ e2e)
 	rc=$?
 	sed 's/^/libtest: /' /tmp/libtest.log
 	echo "TW-LIBTEST rc=$rc"
-	# The client that scripts/packages.sh built against the installed
+	# The client that scripts/package/packages.sh built against the installed
 	# packages (pkg-config, static), when the host built one.
 	if [ -x "$dir/bin/tw_pkgclient" ]; then
 		timeout 60 "$dir/bin/tw_pkgclient"

@@ -35,7 +35,7 @@ cp "$TW_ROOT/scripts/guest/guest-init.sh" "$root/init"
 cp "$TW_ROOT/scripts/guest/guest-demo.sh" "$root/demo.sh"
 cp "$work/module/timingwheel.ko" "$root/"
 cp "$TW_ROOT"/tools/build/{twctl,tw_e2e,tw_e2e32,tw_fuzz,tw_fuzz32,tw_libtest,bench_device} "$root/bin/"
-# The client built against the installed packages (scripts/packages.sh).
+# The client built against the installed packages (scripts/package/packages.sh).
 pkgclient=$TW_ROOT/tools/build/tw_pkgclient
 [ ! -x "$pkgclient" ] || cp "$pkgclient" "$root/bin/"
 chmod +x "$root/init"

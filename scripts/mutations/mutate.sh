@@ -17,11 +17,11 @@
 # happened; libtimingwheel's own tests always run.  Running only the
 # tests that catch a bug keeps the stage within its time.
 #
-#   scripts/mutate.sh core|device
+#   scripts/mutations/mutate.sh core|device
 #
 # TW_MUTATION=<part of a name> runs only the matching mutations.
 set -uo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 kind=${1:-core}
 case $kind in
