@@ -15,7 +15,9 @@
 #   tw.only=T1,T2,...        e2e: run only these tests of tw_e2e
 #   tw.kbench=P=V,...        kbench: timingwheel_kbench.ko's parameters
 #
-# Markers (TW-...) on the console tell the host what happened.
+# Markers (TW-...) on the console tell the host what happened: each is
+# listed, with who reads it and what it means, in scripts/guest/markers.txt,
+# which the harness self-test keeps in step with this file.
 # A QEMU guest's /bin holds busybox and the sh link to it; UML has the host's.
 [ -e /bin/mount ] || /bin/busybox --install -s /bin
 mount -t proc proc /proc

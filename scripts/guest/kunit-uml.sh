@@ -22,6 +22,7 @@ mkdir -p "$work"
 tw_log "building the KUnit module against UML ($flavour)"
 tw_build_module "$kdir" "$stage" ARCH=um
 
+# Its markers, TW-KTAP-BEGIN and -END, are in scripts/guest/markers.txt.
 cat >"$work/init.sh" <<INIT
 #!/bin/sh
 mount -t proc proc /proc

@@ -55,7 +55,8 @@ timeout "${TW_QEMU_TIMEOUT:-900}" qemu-system-x86_64 -nographic -no-reboot \
 	-append "console=ttyS0 panic=-1 rdinit=/init tw.mode=$mode tw.fuzz=${TW_FUZZ_SECONDS:-0} tw.seed=${TW_FUZZ_SEED:-0}${TW_E2E_ONLY:+ tw.only=$TW_E2E_ONLY}" \
 	</dev/null >"$work/console.log" 2>&1 || true
 
-# For the demonstration and the benchmark, what the guest printed is the point.
+# For the demonstration and the benchmark, what the guest printed is the point
+# (TW-GUEST to TW-DONE: scripts/guest/markers.txt).
 if [ "$mode" != e2e ]; then
 	tr -d '\r' <"$work/console.log" | sed -n '/^TW-GUEST/,/^TW-DONE/p' | grep -vE '^\[ *[0-9]+\.[0-9]+\] '
 fi

@@ -37,6 +37,7 @@ boots=${TW_KBENCH_BOOTS:-3}
 [[ $boots =~ ^[1-9][0-9]*$ ]] || tw_die "TW_KBENCH_BOOTS must be a positive count"
 
 # Boot once; its KBENCH lines, prefixed with the boot, to $work/all.txt.
+# The TW-* markers it reads are in scripts/guest/markers.txt.
 kbench_boot() {
 	local b=$1 log=$work/console-$1.txt status=0 op
 

@@ -79,7 +79,8 @@ for m in "$TW_ROOT/scripts/mutations/$kind"/*.patch; do
 		! ran=$(grep -m1 -oE "$verdict|the kernel reported a problem" "$tree.log"); then
 		# A mutant that does not build or boot, or a guest that never
 		# loaded it, proves nothing about the tests; one that crashes
-		# the kernel under test was caught.
+		# the kernel under test was caught.  A guest told no mode prints
+		# "TW-GUEST ... mode= " (scripts/guest/markers.txt).
 		tw_log "mutation '$name': the suite did not run (log: $tree.log)"
 		grep -m1 "no 'Suite" "$tree.log" >&2
 		failures=$((failures + 1))

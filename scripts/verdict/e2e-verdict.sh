@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Judge one guest run from its console log (scripts/guest/guest-init.sh's markers):
+# Judge one guest run from its console log (scripts/guest/guest-init.sh's
+# markers, listed in scripts/guest/markers.txt):
 # the module loaded, the mode's program succeeded, rmmod was refused while a
 # file was open and worked after, every planned e2e test and every
 # libtimingwheel test passed, and the kernel reported nothing.

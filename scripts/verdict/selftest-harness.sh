@@ -3,6 +3,8 @@
 # Test the test harness: the verdict on a KUnit run must fail on a failed
 # test, on a run of zero tests, on fewer tests than declared, and on a
 # console holding a KASAN, lockdep or WARNING report; and pass a clean run.
+# The e2e verdict likewise, on made-up guest consoles.  And the console
+# markers agree with their table, scripts/guest/markers.txt.
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 
@@ -165,6 +167,41 @@ expect_e2e fail "RCU stall report" "$tmp/g-stall.log"
 expect_e2e fail "unloaded while open" "$tmp/g-rmmod.log"
 expect_e2e fail "rmmod failed" "$tmp/g-normmod.log"
 expect_e2e fail "a test missing from the output" "$tmp/g-short.log"
+
+# The console markers (scripts/guest/markers.txt): every TW-* name that
+# guest-init.sh or kunit-uml.sh's init echoes, that a program prints (a
+# string literal starting "TW-"), or that guest-init.sh makes of
+# timingwheel_kbench.ko's "KBENCH" lines, and every one named anywhere else
+# (the verdicts, the runners, this file, the documentation), has an entry
+# in the table; and every entry is printed by one of them.
+markers_check() {
+	local re='TW-[A-Z0-9]+(-[A-Z0-9]+)*' table=$TW_ROOT/scripts/guest/markers.txt
+	local listed printed named m bad=0
+	listed=$(grep -oE "^$re" "$table" | sort -u)
+	printed=$({
+		grep -hE '^[^#]*\<echo\>' "$TW_ROOT/scripts/guest/guest-init.sh" \
+			"$TW_ROOT/scripts/guest/kunit-uml.sh" | grep -oE "$re"
+		grep -rhoE --include='*.c' "\"$re" "$TW_ROOT"/tools "$TW_ROOT"/lib "$TW_ROOT"/*.c |
+			tr -d '"'
+		grep -ohE '"KBENCH(-[A-Z]+)* ' "$TW_ROOT/tw_kbench.c" | sed 's/^"/TW-/; s/ $//'
+	} | sort -u)
+	named=$(grep -rIohE --exclude=markers.txt "$re" "$TW_ROOT"/scripts "$TW_ROOT"/tools \
+		"$TW_ROOT"/lib "$TW_ROOT"/Documentation "$TW_ROOT"/README.md "$TW_ROOT"/*.[ch] |
+		sort -u)
+	for m in $(comm -23 <(printf '%s\n' "$printed" "$named" | sort -u) <(echo "$listed")); do
+		tw_log "harness self-test: marker $m is printed or read but not in $table"
+		grep -rIlE --exclude=markers.txt "$m\>" "$TW_ROOT"/scripts "$TW_ROOT"/tools "$TW_ROOT"/lib \
+			"$TW_ROOT"/*.[ch] | sed 's/^/[tw]   in /' >&2
+		bad=1
+	done
+	for m in $(comm -13 <(echo "$printed") <(echo "$listed")); do
+		tw_log "harness self-test: marker $m is in $table but nothing prints it"
+		bad=1
+	done
+	[ $bad -eq 0 ] || return 1
+	tw_log "harness self-test: the $(wc -l <<<"$listed") console markers and their table agree"
+}
+markers_check || failures=$((failures + 1))
 
 # Every expectation written below must have been checked.
 planned=$(grep -cE '^(expect(_e2e)?|verdict) (pass|fail) ' "$0")
