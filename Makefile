@@ -52,9 +52,9 @@ SOAK_SECONDS ?= 3600
 soak:
 	TW_FUZZ_SECONDS=$(SOAK_SECONDS) bash scripts/fuzz-core.sh
 	TW_FUZZ_SECONDS=$(SOAK_SECONDS) TW_UML_TIMEOUT=$$(($(SOAK_SECONDS) * 8 + 900)) \
-		bash scripts/uml-e2e.sh debug
+		bash scripts/guest/uml-e2e.sh debug
 	TW_FUZZ_SECONDS=$(SOAK_SECONDS) TW_QEMU_TIMEOUT=$$(($(SOAK_SECONDS) * 8 + 900)) \
-		bash scripts/qemu-run.sh 6.12-rt e2e
+		bash scripts/guest/qemu-run.sh 6.12-rt e2e
 
 demo:
 	bash scripts/demo.sh
@@ -70,6 +70,6 @@ bench-core:
 # The build dependencies are installed with apt when missing.
 DEB_OUT ?= $(abspath ..)
 deb:
-	bash scripts/deb.sh $(DEB_OUT)
+	bash scripts/package/deb.sh $(DEB_OUT)
 
 .PHONY: all modules clean check soak demo bench-core bench-device deb

@@ -29,7 +29,8 @@
  * goes: a spin_lock_bh()/spin_unlock_bh() pair (lock_bh) and a
  * ktime_get_ns() (clock), paid once per call, and a memcg-charged object
  * of a timer's size allocated and freed (slab_one), a START's allocation
- * and a STOP's free, once per timer.
+ * and a STOP's free, once per timer.  In the test guests these lines
+ * become TW-KBENCH and TW-KBENCH-BASE markers (scripts/guest/markers.txt).
  *
  * Everything runs in the insmod process, preemptible, as the ioctls do;
  * the expiry with bottom halves off, as the softirq runs it.  The burst's

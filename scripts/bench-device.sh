@@ -3,7 +3,7 @@
 # make bench-device: the device measured from three places, each figure
 # labelled with where it comes from, and a projection for real hardware.
 #
-#   1. [UML kernel-side]  scripts/uml-kbench.sh: the device's own work per
+#   1. [UML kernel-side]  scripts/guest/uml-kbench.sh: the device's own work per
 #                         operation inside the kernel, as lines
 #                         "KBENCH <op> ns_per_op=<float> ops=<n>"
 #   2. [host native]      bench_device -H on this machine's own kernel (no
@@ -12,12 +12,12 @@
 #                         in-process wheel, the fair lateness pattern
 #   3. [projection]       printed by bench_device -H from 1 and 2, with its
 #                         formula and assumptions
-#   4. [TCG guest]        scripts/qemu-run.sh 6.12 bench: the end-to-end
+#   4. [TCG guest]        scripts/guest/qemu-run.sh 6.12 bench: the end-to-end
 #                         table, the device against timerfd and the
 #                         in-process wheel, and 10,000,000 timers on a file
 #
 # TW_KBENCH_FILE=FILE takes the KBENCH lines from FILE instead of running
-# scripts/uml-kbench.sh.  Without either, the kernel-side part is reported
+# scripts/guest/uml-kbench.sh.  Without either, the kernel-side part is reported
 # missing and the rest still runs.  Fails only if a part fails to run.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -31,15 +31,15 @@ t_start=$SECONDS
 
 section() { printf '\n===== %s =====\n' "$*"; }
 
-section "[UML kernel-side] scripts/uml-kbench.sh"
+section "[UML kernel-side] scripts/guest/uml-kbench.sh"
 if [ -n "${TW_KBENCH_FILE:-}" ]; then
 	grep -ao 'KBENCH .*' "$TW_KBENCH_FILE" | tr -d '\r' >"$kbench" || true
 	echo "kernel-side figures taken from $TW_KBENCH_FILE (TW_KBENCH_FILE), not measured in this run"
 	cat "$kbench"
-elif [ -f "$TW_ROOT/scripts/uml-kbench.sh" ]; then
-	if ! bash "$TW_ROOT/scripts/uml-kbench.sh" >"$work/kbench.out" 2>"$work/kbench.log"; then
+elif [ -f "$TW_ROOT/scripts/guest/uml-kbench.sh" ]; then
+	if ! bash "$TW_ROOT/scripts/guest/uml-kbench.sh" >"$work/kbench.out" 2>"$work/kbench.log"; then
 		tail -n 20 "$work/kbench.log"
-		echo "kernel-side part FAILED: scripts/uml-kbench.sh, log $work/kbench.log"
+		echo "kernel-side part FAILED: scripts/guest/uml-kbench.sh, log $work/kbench.log"
 		status=1
 	fi
 	grep -a '^KBENCH ' "$work/kbench.out" | tr -d '\r' >"$kbench" || true
@@ -47,7 +47,7 @@ elif [ -f "$TW_ROOT/scripts/uml-kbench.sh" ]; then
 	# The baseline it measures in the same run: one hrtimer per timer.
 	grep -a '^KBENCH-BASE ' "$work/kbench.log" || true
 else
-	echo "kernel-side part MISSING: scripts/uml-kbench.sh does not exist yet;"
+	echo "kernel-side part MISSING: scripts/guest/uml-kbench.sh does not exist yet;"
 	echo "the projection below is left out (TW_KBENCH_FILE=FILE supplies KBENCH lines)"
 fi
 [ -s "$kbench" ] || echo "no KBENCH lines: no projection"
@@ -57,8 +57,8 @@ make -s -C "$TW_ROOT/tools" bench_device >&2 ||
 	tw_die "bench_device does not build"
 "$TW_ROOT/tools/build/bench_device" -H -k "$kbench" || status=1
 
-section "[TCG guest] scripts/qemu-run.sh 6.12 bench (Debian 6.12 under QEMU TCG)"
-bash "$TW_ROOT/scripts/qemu-run.sh" 6.12 bench || status=1
+section "[TCG guest] scripts/guest/qemu-run.sh 6.12 bench (Debian 6.12 under QEMU TCG)"
+bash "$TW_ROOT/scripts/guest/qemu-run.sh" 6.12 bench || status=1
 
 section "bench-device: $((SECONDS - t_start)) s in all"
 exit $status

@@ -19,12 +19,12 @@ run() {
 	results+=("$verdict  $(tw_mmss $((SECONDS - t0)))  $name")
 }
 
-run "harness self-test" "$TW_ROOT/scripts/selftest-harness.sh"
+run "harness self-test" "$TW_ROOT/scripts/verdict/selftest-harness.sh"
 run "lint (checkpatch, W=1, sparse)" "$TW_ROOT/scripts/lint.sh"
-run "Debian packages: build, install (dkms), check, purge" "$TW_ROOT/scripts/packages.sh"
-run "KUnit under UML" "$TW_ROOT/scripts/kunit-uml.sh" normal
-run "KUnit under UML debug (KASAN, lockdep)" "$TW_ROOT/scripts/kunit-uml.sh" debug
-run "KUnit catches planted bugs (mutations)" "$TW_ROOT/scripts/mutate.sh" core
+run "Debian packages: build, install (dkms), check, purge" "$TW_ROOT/scripts/package/packages.sh"
+run "KUnit under UML" "$TW_ROOT/scripts/guest/kunit-uml.sh" normal
+run "KUnit under UML debug (KASAN, lockdep)" "$TW_ROOT/scripts/guest/kunit-uml.sh" debug
+run "KUnit catches planted bugs (mutations)" "$TW_ROOT/scripts/mutations/mutate.sh" core
 # The fuzzers run, bounded, where a bug shows best: the core and the index
 # under ASan and UBSan in userspace, the device under KASAN and lockdep and
 # on PREEMPT_RT.  TW_FUZZ_SECONDS sets how long each runs (make soak: 1 h).
@@ -32,18 +32,18 @@ fuzz=${TW_FUZZ_SECONDS:-20}
 run "libFuzzer on the wheel and the index (ASan, UBSan)" \
 	env TW_FUZZ_SECONDS="$fuzz" "$TW_ROOT/scripts/fuzz-core.sh"
 run "e2e and fuzzers under UML debug (KASAN, lockdep)" \
-	env TW_FUZZ_SECONDS="$fuzz" "$TW_ROOT/scripts/uml-e2e.sh" debug
+	env TW_FUZZ_SECONDS="$fuzz" "$TW_ROOT/scripts/guest/uml-e2e.sh" debug
 for k in "${TW_KERNELS[@]}"; do
 	if [ "$k" = 6.12-rt ]; then
 		run "e2e and fuzzers on Debian $k in QEMU" \
 			env TW_FUZZ_SECONDS="$fuzz" TW_REQUIRE_PKGCLIENT=1 \
-			"$TW_ROOT/scripts/qemu-run.sh" "$k" e2e
+			"$TW_ROOT/scripts/guest/qemu-run.sh" "$k" e2e
 	else
 		run "e2e on Debian $k in QEMU" \
-			env TW_REQUIRE_PKGCLIENT=1 "$TW_ROOT/scripts/qemu-run.sh" "$k" e2e
+			env TW_REQUIRE_PKGCLIENT=1 "$TW_ROOT/scripts/guest/qemu-run.sh" "$k" e2e
 	fi
 done
-run "e2e catches planted bugs (mutations)" "$TW_ROOT/scripts/mutate.sh" device
+run "e2e catches planted bugs (mutations)" "$TW_ROOT/scripts/mutations/mutate.sh" device
 
 echo
 echo "== make check summary (verdict, minutes:seconds, stage)"

@@ -17,10 +17,10 @@ if can_load_here; then
 	make -C "$TW_ROOT" modules >/dev/null
 	make -s -C "$TW_ROOT/tools" twctl
 	lsmod | grep -q '^timingwheel ' || insmod "$TW_ROOT/timingwheel.ko"
-	PATH=$TW_ROOT/tools/build:$PATH sh "$TW_ROOT/scripts/guest-demo.sh"
+	PATH=$TW_ROOT/tools/build:$PATH sh "$TW_ROOT/scripts/guest/guest-demo.sh"
 	rmmod timingwheel
 	exit 0
 fi
 
 tw_log "this kernel cannot load modules: running the demo in a QEMU guest"
-exec "$TW_ROOT/scripts/qemu-run.sh" 6.12 demo
+exec "$TW_ROOT/scripts/guest/qemu-run.sh" 6.12 demo

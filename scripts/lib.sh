@@ -121,7 +121,7 @@ tw_uml_boot() {
 }
 
 # The Debian kernels the module is built for and tested on, and the
-# headers package of each (scripts/debian-kernel.sh).
+# headers package of each (scripts/guest/debian-kernel.sh).
 TW_KERNELS=(6.1 6.12 6.12-rt)
 declare -A TW_KERNEL_HEADERS=(
 	[6.1]='^linux-headers-6\.1\.0-[0-9]+-amd64$'

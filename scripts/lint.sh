@@ -72,12 +72,16 @@ if [ "$(grep -c ' T ' <<<"$exported")" -ne "${#libfns[@]}" ]; then
 fi
 tw_log "libtimingwheel: ${#libfns[@]} functions checked for export and manual page"
 
-# The packaging scripts under shellcheck (the older scripts are not clean yet).
+# Under shellcheck: the scripts of scripts/package, guest, verdict and
+# mutations, but not yet guest-init.sh, kunit-uml.sh, selftest-harness.sh
+# or those at the top of scripts/.
 tw_need shellcheck
-if (cd "$TW_ROOT" && shellcheck -x -e SC1091 scripts/deb.sh scripts/packages.sh) >&2; then
-	tw_log "shellcheck of the packaging scripts: clean"
+if (cd "$TW_ROOT" && shellcheck -x -e SC1091 scripts/package/*.sh scripts/mutations/*.sh \
+	scripts/guest/{qemu-run,uml-e2e,uml-kernel,uml-kbench,debian-kernel,guest-demo}.sh \
+	scripts/verdict/{e2e-verdict,kunit-verdict,kunit-count,check-console}.sh) >&2; then
+	tw_log "shellcheck of the scripts under it: clean"
 else
-	tw_log "shellcheck of the packaging scripts: findings above"
+	tw_log "shellcheck of the scripts under it: findings above"
 	status=1
 fi
 
@@ -97,9 +101,9 @@ lint_build() {
 	tw_log "W=1 + sparse build against $name: clean ($(grep -c '^\s*CHECK' "$stage.log") files checked)"
 }
 
-lint_build uml-6.12 "$("$TW_ROOT/scripts/uml-kernel.sh" normal)" ARCH=um || status=1
+lint_build uml-6.12 "$("$TW_ROOT/scripts/guest/uml-kernel.sh" normal)" ARCH=um || status=1
 for k in "${TW_KERNELS[@]}"; do
-	read -r ver kdir _ < <("$TW_ROOT/scripts/debian-kernel.sh" "$k")
+	read -r ver kdir _ < <("$TW_ROOT/scripts/guest/debian-kernel.sh" "$k")
 	lint_build "$ver" "$kdir" || status=1
 done
 exit $status

@@ -4,7 +4,7 @@
 # code around them moved: each is applied without fuzz to a copy of the
 # tree and its diff taken again, its header kept.  A patch that needs fuzz
 # or does not apply is left alone and named: its bug must be planted again
-# by hand.  scripts/mutate.sh refuses both kinds.
+# by hand.  scripts/mutations/mutate.sh refuses both kinds.
 #
 #   scripts/mutations/refresh.sh [PATCH...]   (default: all of them)
 set -uo pipefail

@@ -12,7 +12,7 @@
  *                trip (on /dev/null, which answers at once), memcpy per
  *                byte, and timerfd's own costs (the baseline)
  *   kernel side  the device's work per operation inside the kernel, from
- *                scripts/uml-kbench.sh: lines
+ *                scripts/guest/uml-kbench.sh: lines
  *                "KBENCH <op> ns_per_op=<float> ops=<n>", op one of start,
  *                stop, batch_start, batch_stop, expire, read
  *

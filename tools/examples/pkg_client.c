@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tw_pkgclient: the smallest program on the installed libtimingwheel.
- * scripts/packages.sh builds it against the Debian packages with pkg-config,
+ * scripts/package/packages.sh builds it against the Debian packages with pkg-config,
  * dynamically and statically (tools/build/tw_pkgclient, which
  * runs in the test guests' initramfs too).  It includes <libtimingwheel.h>
  * and the C library's headers, nothing of this tree.

@@ -1552,7 +1552,7 @@ static void t_time_namespace(struct __test_metadata *_metadata)
 /*
  * Tracing: the module's trace events (tw_trace.h), read back from tracefs.
  * A kernel without tracefs skips; one with it must have the events, so a
- * Debian kernel cannot skip (scripts/e2e-verdict.sh also insists).
+ * Debian kernel cannot skip (scripts/verdict/e2e-verdict.sh also insists).
  */
 #define TRACEFS		"/sys/kernel/tracing"
 #define TRACE_MAX	(4 << 20)

@@ -22,7 +22,8 @@
  * the same sequence of calls (what the kernel answers may still differ
  * where timing decides, which the oracles allow for).  The run stops after
  * SECONDS and prints one line, "TW-FUZZ <mode> seed=... <counts>
- * failures=N", which the harness judges; failures also print the step.
+ * failures=N", which the harness judges (scripts/guest/markers.txt lists
+ * the marker); failures also print the step.
  * Nothing here is timed: a slow guest does fewer steps, never fails.
  */
 #define _GNU_SOURCE

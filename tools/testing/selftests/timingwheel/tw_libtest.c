@@ -4,7 +4,7 @@
  * as root inside a test guest.  It uses <libtimingwheel.h> and libc only.
  * Each case prints "ok N name" or "not ok N name"; the last line is
  * "TW-LIBTEST-SUMMARY passed=P failed=F", and the exit status is 0 only if
- * every case passed.
+ * every case passed.  The marker is listed in scripts/guest/markers.txt.
  */
 #define _GNU_SOURCE
 #include <errno.h>

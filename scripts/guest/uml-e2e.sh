@@ -4,17 +4,17 @@
 # (KASAN, lockdep, debugobjects, atomic-sleep and list debugging), where a
 # use-after-free, a leak of a lock or a sleep in atomic context in the
 # driver becomes a report on the console, which fails the run.  The guest
-# runs scripts/guest-init.sh, as the QEMU guests do; with TW_FUZZ_SECONDS
+# runs scripts/guest/guest-init.sh, as the QEMU guests do; with TW_FUZZ_SECONDS
 # the fuzzers follow the suite (TW_FUZZ_SEED replays a seed).  TW_E2E_ONLY=T1,T2
 # runs only those tests of tw_e2e.
 #
-#   scripts/uml-e2e.sh [debug|normal]
+#   scripts/guest/uml-e2e.sh [debug|normal]
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 flavour=${1:-debug}
 tw_need busybox-static
-kdir=$("$TW_ROOT/scripts/uml-kernel.sh" "$flavour")
+kdir=$("$TW_ROOT/scripts/guest/uml-kernel.sh" "$flavour")
 work=$TW_CACHE/run/uml-e2e-$flavour${TW_RUN_TAG:+-$TW_RUN_TAG}
 rm -rf "$work" && mkdir -p "$work"
 
@@ -29,8 +29,8 @@ cp "$work/module/timingwheel.ko" "$root/"
 cp "$TW_ROOT"/tools/build/{tw_e2e,tw_fuzz,tw_libtest} "$root/bin/"
 
 tw_log "booting UML ($flavour) for the e2e suite${TW_FUZZ_SECONDS:+, fuzzing ${TW_FUZZ_SECONDS}s}"
-tw_uml_boot "$kdir" "$TW_ROOT/scripts/guest-init.sh" "$work/console.log" \
+tw_uml_boot "$kdir" "$TW_ROOT/scripts/guest/guest-init.sh" "$work/console.log" \
 	tw.mode=e2e tw.dir="$root" tw.fuzz="${TW_FUZZ_SECONDS:-0}" tw.seed="${TW_FUZZ_SEED:-0}" \
 	${TW_E2E_ONLY:+tw.only=$TW_E2E_ONLY}
 TW_E2E_SKIPS=allowed TW_FUZZ_BITS=${TW_FUZZ_SECONDS:+64} \
-	exec "$TW_ROOT/scripts/e2e-verdict.sh" "$work/console.log" e2e "UML 6.12 $flavour"
+	exec "$TW_ROOT/scripts/verdict/e2e-verdict.sh" "$work/console.log" e2e "UML 6.12 $flavour"

@@ -12,7 +12,7 @@
 # (KBENCH-BASE lines) and the progress go to stderr.  Fails if the
 # benchmark did not run or the kernel reported a problem.
 #
-#   scripts/uml-kbench.sh [NR [REPS]]    (default 4096 timers, best of 5)
+#   scripts/guest/uml-kbench.sh [NR [REPS]]    (default 4096 timers, best of 5)
 #
 # Each boot reports, per operation, the best of REPS runs; but one boot of
 # UML differs from the next by up to a third (where the host places it),
@@ -20,12 +20,12 @@
 # (default 3) and prints, per operation, the median of the boots' figures;
 # every boot's own lines go to stderr.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 nr=${1:-4096}
 reps=${2:-5}
 tw_need busybox-static
-kdir=$("$TW_ROOT/scripts/uml-kernel.sh" normal)
+kdir=$("$TW_ROOT/scripts/guest/uml-kernel.sh" normal)
 work=$TW_CACHE/run/uml-kbench${TW_RUN_TAG:+-$TW_RUN_TAG}
 rm -rf "$work" && mkdir -p "$work/root"
 
@@ -37,11 +37,12 @@ boots=${TW_KBENCH_BOOTS:-3}
 [[ $boots =~ ^[1-9][0-9]*$ ]] || tw_die "TW_KBENCH_BOOTS must be a positive count"
 
 # Boot once; its KBENCH lines, prefixed with the boot, to $work/all.txt.
+# The TW-* markers it reads are in scripts/guest/markers.txt.
 kbench_boot() {
 	local b=$1 log=$work/console-$1.txt status=0 op
 
 	tw_log "boot $b of $boots: UML (normal), $nr timers, best of $reps"
-	tw_uml_boot "$kdir" "$TW_ROOT/scripts/guest-init.sh" "$work/console-$b.log" \
+	tw_uml_boot "$kdir" "$TW_ROOT/scripts/guest/guest-init.sh" "$work/console-$b.log" \
 		tw.mode=kbench tw.dir="$work/root" tw.kbench="nr=$nr,reps=$reps"
 	tr -d '\r' <"$work/console-$b.log" >"$log"
 	grep -q '^TW-INSMOD-OK' "$log" || { tw_log "insmod timingwheel.ko failed"; status=1; }
@@ -53,7 +54,7 @@ kbench_boot() {
 		grep -qE "^TW-KBENCH $op ns_per_op=[0-9.]+ ops=[0-9]+$" "$log" ||
 			{ tw_log "no result for $op"; status=1; }
 	done
-	"$TW_ROOT/scripts/check-console.sh" "$log" || status=1
+	"$TW_ROOT/scripts/verdict/check-console.sh" "$log" || status=1
 	[ $status -eq 0 ] || tw_log "console: $log"
 	return $status
 }

@@ -5,9 +5,9 @@
 # version and the configuration fragments, so a changed fragment gets a fresh
 # kernel and an unchanged one is reused.
 #
-#   scripts/uml-kernel.sh [normal|debug]
+#   scripts/guest/uml-kernel.sh [normal|debug]
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 flavour=${1:-normal}
 frags=("$TW_ROOT/scripts/configs/uml.config")

@@ -7,7 +7,7 @@
 # the tree, where dpkg-buildpackage itself would put them).
 # Installs the build dependencies with apt when they are missing.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 out=${1:-$TW_ROOT/..}
 mkdir -p "$out"

@@ -17,16 +17,16 @@
 # happened; libtimingwheel's own tests always run.  Running only the
 # tests that catch a bug keeps the stage within its time.
 #
-#   scripts/mutate.sh core|device
+#   scripts/mutations/mutate.sh core|device
 #
 # TW_MUTATION=<part of a name> runs only the matching mutations.
 set -uo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 kind=${1:-core}
 case $kind in
 core)
-	suite() { TW_RUN_TAG=mutant TW_UML_TIMEOUT=30 "$1/scripts/kunit-uml.sh" normal; }
+	suite() { TW_RUN_TAG=mutant TW_UML_TIMEOUT=30 "$1/scripts/guest/kunit-uml.sh" normal; }
 	# Caught means tests ran and some failed or crashed.
 	verdict='Ran [1-9][0-9]* tests: .*(failed|crashed): [1-9][0-9]*.*'
 	;;
@@ -38,8 +38,8 @@ device)
 		set -- "$1" $(sed -n '2,/^---/s/^Suite: //p' "$2")
 		case $2 in
 		uml) TW_RUN_TAG=mutant TW_UML_TIMEOUT=300 TW_E2E_ONLY=$3 \
-			"$1/scripts/uml-e2e.sh" debug ;;
-		qemu) TW_RUN_TAG=mutant TW_E2E_ONLY=$4 "$1/scripts/qemu-run.sh" "$3" e2e ;;
+			"$1/scripts/guest/uml-e2e.sh" debug ;;
+		qemu) TW_RUN_TAG=mutant TW_E2E_ONLY=$4 "$1/scripts/guest/qemu-run.sh" "$3" e2e ;;
 		*) echo "no 'Suite: uml|qemu KERNEL TESTS' line in the header"; return 2 ;;
 		esac
 	}
@@ -79,7 +79,8 @@ for m in "$TW_ROOT/scripts/mutations/$kind"/*.patch; do
 		! ran=$(grep -m1 -oE "$verdict|the kernel reported a problem" "$tree.log"); then
 		# A mutant that does not build or boot, or a guest that never
 		# loaded it, proves nothing about the tests; one that crashes
-		# the kernel under test was caught.
+		# the kernel under test was caught.  A guest told no mode prints
+		# "TW-GUEST ... mode= " (scripts/guest/markers.txt).
 		tw_log "mutation '$name': the suite did not run (log: $tree.log)"
 		grep -m1 "no 'Suite" "$tree.log" >&2
 		failures=$((failures + 1))

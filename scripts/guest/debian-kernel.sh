@@ -4,11 +4,11 @@
 # and unpack its image (to boot in QEMU) into the cache; print
 #   VERSION KDIR VMLINUZ
 #
-#   scripts/debian-kernel.sh KERNEL   (one of TW_KERNELS in scripts/lib.sh)
+#   scripts/guest/debian-kernel.sh KERNEL   (one of TW_KERNELS in scripts/lib.sh)
 #
 # The newest version apt offers is used; nothing is pinned to a point release.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 pattern=${TW_KERNEL_HEADERS[${1:?usage: debian-kernel.sh ${TW_KERNELS[*]}}]:-}
 [ -n "$pattern" ] || tw_die "unknown kernel '$1' (known: ${TW_KERNELS[*]})"

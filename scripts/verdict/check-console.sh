@@ -4,7 +4,7 @@
 # an oops, a BUG or WARNING, a KASAN, lockdep, debugobjects or list-debug
 # report, a hung task.  Prints the offending lines.
 #
-#   scripts/check-console.sh LOG
+#   scripts/verdict/check-console.sh LOG
 set -u
 log=${1:?usage: check-console.sh LOG}
 [ -s "$log" ] || { echo "[tw] console log $log is empty" >&2; exit 1; }

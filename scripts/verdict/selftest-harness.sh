@@ -3,12 +3,14 @@
 # Test the test harness: the verdict on a KUnit run must fail on a failed
 # test, on a run of zero tests, on fewer tests than declared, and on a
 # console holding a KASAN, lockdep or WARNING report; and pass a clean run.
+# The e2e verdict likewise, on made-up guest consoles.  And the console
+# markers agree with their table, scripts/guest/markers.txt.
 set -uo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-declared=$("$TW_ROOT/scripts/kunit-count.sh")
+declared=$("$TW_ROOT/scripts/verdict/kunit-count.sh")
 failures=0
 checks=0
 
@@ -60,12 +62,12 @@ verdict() {
 
 # expect VERDICT NAME KTAP CONSOLE: the KUnit verdict.
 expect() {
-	verdict "$1" "$2" "$TW_ROOT/scripts/kunit-verdict.sh" "$3" "$4" "selftest $2"
+	verdict "$1" "$2" "$TW_ROOT/scripts/verdict/kunit-verdict.sh" "$3" "$4" "selftest $2"
 }
 
 # expect_e2e VERDICT NAME CONSOLE: the e2e verdict.
 expect_e2e() {
-	verdict "$1" "e2e $2" "$TW_ROOT/scripts/e2e-verdict.sh" "$3" e2e "selftest $2"
+	verdict "$1" "e2e $2" "$TW_ROOT/scripts/verdict/e2e-verdict.sh" "$3" e2e "selftest $2"
 }
 
 ktap "$declared" >"$tmp/all.ktap"
@@ -120,7 +122,7 @@ guest 24 24 | sed 's/^ok 5 tw.case_5$/ok 5 tw.case_5 # SKIP no such feature/' >"
 expect_e2e pass "all 24 passed" "$tmp/g-ok.log"
 expect_e2e fail "a test skipped on a Debian kernel" "$tmp/g-skip.log"
 verdict pass "e2e a skip where allowed (UML)" env TW_E2E_SKIPS=allowed \
-	"$TW_ROOT/scripts/e2e-verdict.sh" "$tmp/g-skip.log" e2e "selftest skip"
+	"$TW_ROOT/scripts/verdict/e2e-verdict.sh" "$tmp/g-skip.log" e2e "selftest skip"
 expect_e2e fail "the 32-bit run failed" "$tmp/g-c32.log"
 guest 24 24 | sed -e 's/^libtest: ok 1/libtest: not ok 1/' -e 's/passed=1 failed=0/passed=0 failed=1/' \
 	-e 's/^TW-LIBTEST rc=0/TW-LIBTEST rc=1/' >"$tmp/g-libfail.log"
@@ -132,10 +134,10 @@ expect_e2e fail "the libtimingwheel tests timed out" "$tmp/g-libtimeout.log"
 { guest 24 24; echo 'TW-PKGCLIENT rc=0'; } >"$tmp/g-pkg.log"
 { guest 24 24; echo 'TW-PKGCLIENT rc=1'; } >"$tmp/g-pkgfail.log"
 verdict pass "e2e the packaged client passed where required" env TW_REQUIRE_PKGCLIENT=1 \
-	"$TW_ROOT/scripts/e2e-verdict.sh" "$tmp/g-pkg.log" e2e "selftest pkgclient"
+	"$TW_ROOT/scripts/verdict/e2e-verdict.sh" "$tmp/g-pkg.log" e2e "selftest pkgclient"
 expect_e2e fail "the packaged client failed" "$tmp/g-pkgfail.log"
 verdict fail "e2e the packaged client did not run where required" env TW_REQUIRE_PKGCLIENT=1 \
-	"$TW_ROOT/scripts/e2e-verdict.sh" "$tmp/g-ok.log" e2e "selftest pkgmissing"
+	"$TW_ROOT/scripts/verdict/e2e-verdict.sh" "$tmp/g-ok.log" e2e "selftest pkgmissing"
 guest 24 24 | sed 's/tw\.trace_events$/tw.case_24/' >"$tmp/g-notrace.log"
 expect_e2e fail "the trace events were not checked" "$tmp/g-notrace.log"
 expect_e2e fail "one test failed" "$tmp/g-fail.log"
@@ -155,16 +157,51 @@ fuzzed 0 0 >"$tmp/g-fuzz.log"
 fuzzed 3 1 >"$tmp/g-fuzzfail.log"
 fuzzed 0 0 | grep -v 'TW-FUZZ model' >"$tmp/g-fuzzmissing.log"
 verdict pass "e2e fuzzers clean" env TW_FUZZ_BITS=64 \
-	"$TW_ROOT/scripts/e2e-verdict.sh" "$tmp/g-fuzz.log" e2e "selftest fuzz"
+	"$TW_ROOT/scripts/verdict/e2e-verdict.sh" "$tmp/g-fuzz.log" e2e "selftest fuzz"
 verdict fail "e2e fuzzer failures" env TW_FUZZ_BITS=64 \
-	"$TW_ROOT/scripts/e2e-verdict.sh" "$tmp/g-fuzzfail.log" e2e "selftest fuzz"
+	"$TW_ROOT/scripts/verdict/e2e-verdict.sh" "$tmp/g-fuzzfail.log" e2e "selftest fuzz"
 verdict fail "e2e fuzzer that did not report" env TW_FUZZ_BITS=64 \
-	"$TW_ROOT/scripts/e2e-verdict.sh" "$tmp/g-fuzzmissing.log" e2e "selftest fuzz"
+	"$TW_ROOT/scripts/verdict/e2e-verdict.sh" "$tmp/g-fuzzmissing.log" e2e "selftest fuzz"
 expect_e2e fail "soft lockup report" "$tmp/g-lockup.log"
 expect_e2e fail "RCU stall report" "$tmp/g-stall.log"
 expect_e2e fail "unloaded while open" "$tmp/g-rmmod.log"
 expect_e2e fail "rmmod failed" "$tmp/g-normmod.log"
 expect_e2e fail "a test missing from the output" "$tmp/g-short.log"
+
+# The console markers (scripts/guest/markers.txt): every TW-* name that
+# guest-init.sh or kunit-uml.sh's init echoes, that a program prints (a
+# string literal starting "TW-"), or that guest-init.sh makes of
+# timingwheel_kbench.ko's "KBENCH" lines, and every one named anywhere else
+# (the verdicts, the runners, this file, the documentation), has an entry
+# in the table; and every entry is printed by one of them.
+markers_check() {
+	local re='TW-[A-Z0-9]+(-[A-Z0-9]+)*' table=$TW_ROOT/scripts/guest/markers.txt
+	local listed printed named m bad=0
+	listed=$(grep -oE "^$re" "$table" | sort -u)
+	printed=$({
+		grep -hE '^[^#]*\<echo\>' "$TW_ROOT/scripts/guest/guest-init.sh" \
+			"$TW_ROOT/scripts/guest/kunit-uml.sh" | grep -oE "$re"
+		grep -rhoE --include='*.c' "\"$re" "$TW_ROOT"/tools "$TW_ROOT"/lib "$TW_ROOT"/*.c |
+			tr -d '"'
+		grep -ohE '"KBENCH(-[A-Z]+)* ' "$TW_ROOT/tw_kbench.c" | sed 's/^"/TW-/; s/ $//'
+	} | sort -u)
+	named=$(grep -rIohE --exclude=markers.txt "$re" "$TW_ROOT"/scripts "$TW_ROOT"/tools \
+		"$TW_ROOT"/lib "$TW_ROOT"/Documentation "$TW_ROOT"/README.md "$TW_ROOT"/*.[ch] |
+		sort -u)
+	for m in $(comm -23 <(printf '%s\n' "$printed" "$named" | sort -u) <(echo "$listed")); do
+		tw_log "harness self-test: marker $m is printed or read but not in $table"
+		grep -rIlE --exclude=markers.txt "$m\>" "$TW_ROOT"/scripts "$TW_ROOT"/tools "$TW_ROOT"/lib \
+			"$TW_ROOT"/*.[ch] | sed 's/^/[tw]   in /' >&2
+		bad=1
+	done
+	for m in $(comm -13 <(echo "$printed") <(echo "$listed")); do
+		tw_log "harness self-test: marker $m is in $table but nothing prints it"
+		bad=1
+	done
+	[ $bad -eq 0 ] || return 1
+	tw_log "harness self-test: the $(wc -l <<<"$listed") console markers and their table agree"
+}
+markers_check || failures=$((failures + 1))
 
 # Every expectation written below must have been checked.
 planned=$(grep -cE '^(expect(_e2e)?|verdict) (pass|fail) ' "$0")

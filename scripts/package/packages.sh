@@ -8,7 +8,7 @@
 # check that nothing is left.  Prints each check as it goes; the host is left
 # without any of the packages, whatever happens.
 set -uo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 # ---------------------------------------------------------------------------
 # The library's packages are required: a tree without lib/Makefile fails.
@@ -83,7 +83,7 @@ if [ ! -f "$TW_ROOT/lib/Makefile" ]; then
 	tw_log "*******************************************************************"
 	tw_log "* SKIPPING the library's packages (libtimingwheel1, -dev) and the *"
 	tw_log "* client built on them: no lib/ yet.  Set TW_PKG_REQUIRE_LIB=1 in *"
-	tw_log "* scripts/packages.sh once lib/ is merged.                        *"
+	tw_log "* scripts/package/packages.sh once lib/ is merged.                *"
 	tw_log "*******************************************************************"
 fi
 
@@ -97,7 +97,7 @@ else
 fi
 t=$SECONDS
 rm -rf "$out"
-bash "$TW_ROOT/scripts/deb.sh" "$out" || tw_die "make deb failed"
+bash "$TW_ROOT/scripts/package/deb.sh" "$out" || tw_die "make deb failed"
 pkgs=(timingwheel-dkms timingwheel-tools ${with_lib:+libtimingwheel1 libtimingwheel-dev})
 debs=()
 for p in "${pkgs[@]}"; do

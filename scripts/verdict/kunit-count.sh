@@ -4,7 +4,7 @@
 # each plain case counts one, and each case parameterised over the wheel's
 # layout table counts once per layout.
 set -euo pipefail
-dir=$(dirname "$0")/..
+dir=$(dirname "$0")/../..
 files=("$dir/tw_kunit.c" "$dir/tw_ids_kunit.c")
 plain=$(cat "${files[@]}" | grep -cE '^\s*KUNIT_CASE(_SLOW)?\(')
 layouts=$(sed -n '/^static const struct tw_layout tw_layouts\[\]/,/^};/p' "$dir/tw_kunit.c" | grep -c '^\s*{ "')

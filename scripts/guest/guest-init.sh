@@ -15,7 +15,9 @@
 #   tw.only=T1,T2,...        e2e: run only these tests of tw_e2e
 #   tw.kbench=P=V,...        kbench: timingwheel_kbench.ko's parameters
 #
-# Markers (TW-...) on the console tell the host what happened.
+# Markers (TW-...) on the console tell the host what happened: each is
+# listed, with who reads it and what it means, in scripts/guest/markers.txt,
+# which the harness self-test keeps in step with this file.
 # A QEMU guest's /bin holds busybox and the sh link to it; UML has the host's.
 [ -e /bin/mount ] || /bin/busybox --install -s /bin
 mount -t proc proc /proc
@@ -64,7 +66,7 @@ e2e)
 	rc=$?
 	sed 's/^/libtest: /' /tmp/libtest.log
 	echo "TW-LIBTEST rc=$rc"
-	# The client that scripts/packages.sh built against the installed
+	# The client that scripts/package/packages.sh built against the installed
 	# packages (pkg-config, static), when the host built one.
 	if [ -x "$dir/bin/tw_pkgclient" ]; then
 		timeout 60 "$dir/bin/tw_pkgclient"
@@ -91,7 +93,7 @@ textpoke)
 	# Live-patch kernel text as fast as a shell can: each toggle of the
 	# module's trace events flips static keys, the sched_switch probe of
 	# the command-line recorder among them, while busy loops on every
-	# vCPU run the patched scheduler (scripts/qemu-run.sh, why).
+	# vCPU run the patched scheduler (scripts/guest/qemu-run.sh, why).
 	t=/sys/kernel/tracing
 	[ -d $t/events ] || mount -t tracefs nodev $t
 	for c in 1 2 3 4; do (while :; do usleep 100; done) & done

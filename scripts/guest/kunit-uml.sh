@@ -5,15 +5,15 @@
 # read-only hostfs root, load the module, and hand only its KTAP output to
 # the kernel's own kunit.py parser.
 #
-#   scripts/kunit-uml.sh [normal|debug]
+#   scripts/guest/kunit-uml.sh [normal|debug]
 #
 # Fails if a test fails, if fewer tests ran than the suite declares, or if
 # the console shows a BUG, WARNING, KASAN, lockdep or similar report.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 flavour=${1:-normal}
-kdir=$("$TW_ROOT/scripts/uml-kernel.sh" "$flavour")
+kdir=$("$TW_ROOT/scripts/guest/uml-kernel.sh" "$flavour")
 src=$(tw_kernel_source 6.12)
 work=$TW_CACHE/run/kunit-$flavour${TW_RUN_TAG:+-$TW_RUN_TAG}
 stage=$work/module
@@ -22,6 +22,7 @@ mkdir -p "$work"
 tw_log "building the KUnit module against UML ($flavour)"
 tw_build_module "$kdir" "$stage" ARCH=um
 
+# Its markers, TW-KTAP-BEGIN and -END, are in scripts/guest/markers.txt.
 cat >"$work/init.sh" <<INIT
 #!/bin/sh
 mount -t proc proc /proc
@@ -41,4 +42,4 @@ tw_uml_boot "$kdir" "$work/init.sh" "$work/console.log"
 sed -n '/TW-KTAP-BEGIN/,/TW-KTAP-END/p' "$work/console.log" |
 	sed -n '/^KTAP version/,$p' | grep -v TW-KTAP-END >"$work/ktap.log" || true
 
-"$TW_ROOT/scripts/kunit-verdict.sh" "$work/ktap.log" "$work/console.log" "UML $flavour"
+"$TW_ROOT/scripts/verdict/kunit-verdict.sh" "$work/ktap.log" "$work/console.log" "UML $flavour"

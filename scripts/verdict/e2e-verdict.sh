@@ -1,13 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Judge one guest run from its console log (scripts/guest-init.sh's markers):
+# Judge one guest run from its console log (scripts/guest/guest-init.sh's
+# markers, listed in scripts/guest/markers.txt):
 # the module loaded, the mode's program succeeded, rmmod was refused while a
 # file was open and worked after, every planned e2e test and every
 # libtimingwheel test passed, and the kernel reported nothing.
 #
-#   scripts/e2e-verdict.sh CONSOLE MODE LABEL
+#   scripts/verdict/e2e-verdict.sh CONSOLE MODE LABEL
 set -uo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 mode=$2 label=$3
 # Serial and UML consoles end lines with CR LF.
@@ -96,6 +97,6 @@ for bits in ${TW_FUZZ_BITS:-}; do
 		fi
 	done
 done
-"$TW_ROOT/scripts/check-console.sh" "$log" || status=1
+"$TW_ROOT/scripts/verdict/check-console.sh" "$log" || status=1
 [ $status -eq 0 ] || tw_log "console: $log"
 exit $status

@@ -4,7 +4,7 @@
 # busybox initramfs holding timingwheel.ko, built against the matching
 # headers, and the static test programs; run one mode inside and judge it.
 #
-#   scripts/qemu-run.sh 6.1|6.12|6.12-rt e2e|demo|bench|textpoke
+#   scripts/guest/qemu-run.sh 6.1|6.12|6.12-rt e2e|demo|bench|textpoke
 #
 # With TW_FUZZ_SECONDS, the e2e mode also runs the fuzzers that long, as a
 # 64- and a 32-bit process (TW_FUZZ_SEED replays a seed).  TW_E2E_ONLY=T1,T2
@@ -14,12 +14,12 @@
 # program fails, if the module cannot be unloaded afterwards, or if the
 # console shows BUG, WARNING, Oops, Call Trace or a lockdep report.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 kernel=${1:?usage: qemu-run.sh KERNEL MODE}
 mode=${2:?usage: qemu-run.sh KERNEL MODE}
 tw_need qemu-system-x86 busybox-static cpio gzip
-read -r ver kdir vmlinuz < <("$TW_ROOT/scripts/debian-kernel.sh" "$kernel")
+read -r ver kdir vmlinuz < <("$TW_ROOT/scripts/guest/debian-kernel.sh" "$kernel")
 work=$TW_CACHE/run/qemu-$kernel-$mode${TW_RUN_TAG:+-$TW_RUN_TAG}
 rm -rf "$work" && mkdir -p "$work"
 
@@ -31,11 +31,11 @@ root=$work/initramfs
 mkdir -p "$root"/{bin,dev,proc,sys,tmp}
 cp /bin/busybox "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
-cp "$TW_ROOT/scripts/guest-init.sh" "$root/init"
-cp "$TW_ROOT/scripts/guest-demo.sh" "$root/demo.sh"
+cp "$TW_ROOT/scripts/guest/guest-init.sh" "$root/init"
+cp "$TW_ROOT/scripts/guest/guest-demo.sh" "$root/demo.sh"
 cp "$work/module/timingwheel.ko" "$root/"
 cp "$TW_ROOT"/tools/build/{twctl,tw_e2e,tw_e2e32,tw_fuzz,tw_fuzz32,tw_libtest,bench_device} "$root/bin/"
-# The client built against the installed packages (scripts/packages.sh).
+# The client built against the installed packages (scripts/package/packages.sh).
 pkgclient=$TW_ROOT/tools/build/tw_pkgclient
 [ ! -x "$pkgclient" ] || cp "$pkgclient" "$root/bin/"
 chmod +x "$root/init"
@@ -55,10 +55,11 @@ timeout "${TW_QEMU_TIMEOUT:-900}" qemu-system-x86_64 -nographic -no-reboot \
 	-append "console=ttyS0 panic=-1 rdinit=/init tw.mode=$mode tw.fuzz=${TW_FUZZ_SECONDS:-0} tw.seed=${TW_FUZZ_SEED:-0}${TW_E2E_ONLY:+ tw.only=$TW_E2E_ONLY}" \
 	</dev/null >"$work/console.log" 2>&1 || true
 
-# For the demonstration and the benchmark, what the guest printed is the point.
+# For the demonstration and the benchmark, what the guest printed is the point
+# (TW-GUEST to TW-DONE: scripts/guest/markers.txt).
 if [ "$mode" != e2e ]; then
 	tr -d '\r' <"$work/console.log" | sed -n '/^TW-GUEST/,/^TW-DONE/p' | grep -vE '^\[ *[0-9]+\.[0-9]+\] '
 fi
 
 TW_FUZZ_BITS=${TW_FUZZ_SECONDS:+64 32} \
-	exec "$TW_ROOT/scripts/e2e-verdict.sh" "$work/console.log" "$mode" "$ver"
+	exec "$TW_ROOT/scripts/verdict/e2e-verdict.sh" "$work/console.log" "$mode" "$ver"
