@@ -126,16 +126,21 @@ static void step(struct tw_ids *ids, struct input *inp, bool *withhold)
 		break;
 	case 3:
 		/* A run of ids, so that inputs reach the splits (past 512). */
-		for (j = 0; j < 2 * (op >> 3); j++)
+		for (j = 0; j < 32 * (op >> 3); j++)
 			insert(ids, (i + j) % N, id + j, *withhold);
 		break;
 	case 4:
 		remove_node(ids, i);
 		break;
 	case 5:
-		/* A chunk of stops, up to 32, in one hold. */
-		for (j = 0; j <= (op >> 3) % 32; j++)
+		/* Chunks of stops, 32 per hold, so that inputs reach merges. */
+		for (j = 0; j < 32 * (op >> 3); j++) {
 			remove_node(ids, (i + j) % N);
+			if (j % 32 == 31) {
+				trim(ids);
+				check_memory(ids);
+			}
+		}
 		break;
 	case 6:
 		CHECK(tw_ids_find(ids, id) == model_find(id));
