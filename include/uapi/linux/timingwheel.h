@@ -108,7 +108,7 @@ struct twheel_info {
 	__u64	next_expiry;	/* no timer fires before; 0 if none is pending */
 	__u64	now;		/* ns on the clock when this was taken */
 	__u64	memory;		/* bytes the module holds for this file */
-	__u64	__reserved[1];
+	__u64	__reserved;
 };
 
 /* struct twheel_query: one timer's state (TWHEEL_IOC_QUERY). */

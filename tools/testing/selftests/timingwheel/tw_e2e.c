@@ -168,7 +168,7 @@ static void t_info_defaults(struct __test_metadata *_metadata)
 	EXPECT_TRUE(i.range_ns > 365ULL * 24 * 3600 * 1000000000ULL)
 		TH_LOG("range %llu", (unsigned long long)i.range_ns);
 	EXPECT_TRUE(i.max_timers == read_param(MAX_TIMERS_PARAM));
-	EXPECT_TRUE(i.abi_version == TWHEEL_ABI_VERSION && i.__reserved[0] == 0)
+	EXPECT_TRUE(i.abi_version == TWHEEL_ABI_VERSION && i.__reserved == 0)
 		TH_LOG("reserved output fields must be zeroed");
 	/* At least the client, its wheel and the index's first segment. */
 	EXPECT_TRUE(i.memory > 8192 && i.memory <= TW_FILE_BYTES)
