@@ -97,8 +97,9 @@
  * ====================  ==================================================
  * find, insert, remove  O(1) expected: one keyed hash and a chain of about
  *                       one entry; insert includes its share of growth
- * take                  find and remove in one hash and one walk
- * remove, take         include one merge at most, as an insert one split
+ * take                  find and remove in one hash and one walk; a
+ *                       remove or take includes one merge at most, as an
+ *                       insert one split
  * release a segment     O(1), under the caller's lock
  * swap a directory      O(segments), under the caller's lock: as rare as
  *                       a doubling or a halving of the directory
