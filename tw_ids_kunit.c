@@ -312,6 +312,39 @@ static void tw_ids_test_drain(struct kunit *test)
 	tw_ids_check_buckets(test, ids);
 }
 
+static u64 tw_ids_xorshift(u64 s)
+{
+	s ^= s << 13;
+	s ^= s >> 7;
+	return s ^ (s << 17);
+}
+
+/*
+ * The model's remove, by tw_ids_take() or tw_ids_remove(): merges keep the
+ * buckets within a segment of the entries, and the index gives back what
+ * it can spare.
+ */
+static void tw_ids_model_remove(struct kunit *test, struct tw_ids *ids,
+				struct tw_id_node *node, bool take)
+{
+	if (take)
+		KUNIT_ASSERT_PTR_EQ(test, tw_ids_take(ids, node->id), node);
+	else
+		tw_ids_remove(ids, node);
+	KUNIT_ASSERT_LE(test, tw_ids_buckets(ids), ids->nr + TW_IDS_SEG_SIZE);
+	tw_ids_trim(test, ids);
+}
+
+/* What the model says holds node i's id: it, its pair, or none. */
+static struct tw_id_node *tw_ids_model_holder(struct tw_ids_fixture *fx,
+					      const bool *present, unsigned int i)
+{
+	unsigned int partner = i < 2000 ? i + 4000 : i >= 4000 ? i - 4000 : i;
+
+	return present[i] ? &fx->nodes[i] :
+	       present[partner] ? &fx->nodes[partner] : NULL;
+}
+
 /*
  * The model: present[i] says whether node i (id ids_of[i]) is in the index.
  * Segments arrive only on some steps, so the index runs overloaded at times;
@@ -336,35 +369,21 @@ static void tw_ids_test_model(struct kunit *test)
 
 	for (step = 0; step < steps; step++) {
 		struct tw_id_node *found, *holder;
-		unsigned int partner;
 
-		s ^= s << 13;
-		s ^= s >> 7;
-		s ^= s << 17;
+		s = tw_ids_xorshift(s);
 		i = s % n;
 		/* Segments come late, so the index runs overloaded at times. */
 		if (s % 2048 == 0)
 			tw_ids_feed(test, ids, 1);
 		found = tw_ids_find(ids, fx->nodes[i].id);
-		/* What the model says holds node i's id: it, its pair, or none. */
-		partner = i < 2000 ? i + 4000 : i >= 4000 ? i - 4000 : i;
-		holder = present[i] ? &fx->nodes[i] :
-			 present[partner] ? &fx->nodes[partner] : NULL;
+		holder = tw_ids_model_holder(fx, present, i);
 		KUNIT_ASSERT_PTR_EQ_MSG(test, found, holder, "ids_seed %llu step %u",
 					seed, step);
 		if (present[i]) {
 			/* Half the removals find the entry themselves. */
-			if (s & BIT(20))
-				KUNIT_ASSERT_PTR_EQ(test, tw_ids_take(ids, fx->nodes[i].id),
-						    &fx->nodes[i]);
-			else
-				tw_ids_remove(ids, &fx->nodes[i]);
+			tw_ids_model_remove(test, ids, &fx->nodes[i], s & BIT(20));
 			present[i] = false;
 			nr--;
-			/* Merges keep the buckets within a segment of the entries. */
-			KUNIT_ASSERT_LE(test, tw_ids_buckets(ids),
-					nr + TW_IDS_SEG_SIZE);
-			tw_ids_trim(test, ids);
 		} else {
 			struct tw_id_node *old = tw_ids_insert(ids, &fx->nodes[i]);
 
