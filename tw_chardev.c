@@ -248,7 +248,8 @@ static void tw_show_fdinfo(struct seq_file *m, struct file *file)
 		   info.fired, info.cascades, info.next_expiry);
 	seq_printf(m, "user_timers:\t%llu\nmax_user_timers:\t%llu\n",
 		   info.user_timers, info.max_user_timers);
-	seq_printf(m, "wakeups:\t%llu\n", info.wakeups);
+	seq_printf(m, "wakeups:\t%llu\nmemory:\t%llu\n", info.wakeups,
+		   info.memory);
 }
 
 static const struct file_operations tw_fops = {

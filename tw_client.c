@@ -88,9 +88,11 @@
  * takes it per TW_CHUNK entries, a read per TW_CHUNK / 2 events, the
  * hrtimer callback for at most expiry_batch expiries, and GET_INFO looks
  * at no more than TW_INFO_SCAN timers per wheel level.  Nothing is
- * allocated under it: the timers a chunk's starts need, and the memory the
- * id index grows into, are got before it is taken, and the timers its
- * stops free go back to the slab after it is dropped.
+ * allocated or freed under it: the timers a chunk's starts need, and the
+ * memory the id index grows into, are got before it is taken, and the
+ * timers its stops free, with the index segment they let go
+ * (tw_ids_release_seg()), go back after it is dropped; a smaller index
+ * directory is got and the larger freed the same way.
  *
  * read() holds tw_client.read_mutex across the copy to userspace, so that
  * concurrent readers see events in order; it never holds it while waiting
@@ -288,6 +290,10 @@ static_assert(U64_MAX / TWHEEL_MIN_RESOLUTION_NS < BIT_ULL(61));
  * @err:     what a start that finds no spare left fails with: -ENOSPC if
  *           the user's limit held the chunk back, else -ENOMEM; set before
  *           the lock is taken, then read-only
+ * @seg:     a segment the id index gave back in the chunk's hold
+ *           (tw_ids_release_seg()), or NULL: set under the lock by
+ *           tw_apply(), freed after it by tw_free_spares(); the applying
+ *           task's own
  *
  * On the stack of the task applying the chunk: no lock guards it, and the
  * timers in it are in no list and not in the index.
@@ -297,6 +303,7 @@ struct tw_spares {
 	unsigned int		nr;
 	unsigned int		nr_dead;
 	int			err;
+	struct tw_id_seg	*seg;
 };
 
 static struct kmem_cache *tw_timer_cache;
@@ -873,6 +880,8 @@ static void tw_apply(struct tw_client *c, struct twheel_op *ops, unsigned int n,
 			op->result = -EINVAL;
 		}
 	}
+	/* What the stops let the index spare, for the slab after the lock. */
+	spares->seg = tw_ids_release_seg(&c->ids);
 	tw_program(c, now);
 	spin_unlock_bh(&c->lock);
 	if (fired)
@@ -899,7 +908,7 @@ static void tw_alloc_spares(struct tw_client *c, unsigned int starts,
 
 /*
  * After the lock: give back what the starts did not take and what the
- * stops freed, in bulk, and uncharge it.
+ * stops freed, in bulk, and uncharge it; and the segment the index spared.
  */
 static void tw_free_spares(struct tw_client *c, struct tw_spares *spares)
 {
@@ -915,6 +924,8 @@ static void tw_free_spares(struct tw_client *c, struct tw_spares *spares)
 		tw_user_uncharge(c->user, n);
 	spares->nr = 0;
 	spares->nr_dead = 0;
+	kfree(spares->seg);
+	spares->seg = NULL;
 }
 
 /*
@@ -934,6 +945,24 @@ static void tw_grow_ids(struct tw_client *c, unsigned int starts)
 	tw_ids_unprepare(&prep);
 }
 
+/*
+ * After a hold that removed timers from the id index: if its directory is
+ * now four times too large, swap in one of half the size, got before the
+ * lock is taken, and free the old one after.  Rare: once per halving.
+ */
+static void tw_shrink_ids(struct tw_client *c)
+{
+	struct tw_ids_prep prep;
+
+	tw_ids_prepare_shrink(&c->ids, &prep, TW_GFP);
+	if (!prep.dir)
+		return;
+	spin_lock_bh(&c->lock);
+	tw_ids_commit(&c->ids, &prep, 0);
+	spin_unlock_bh(&c->lock);
+	tw_ids_unprepare(&prep);
+}
+
 /**
  * tw_client_apply - apply @n starts and stops, one lock hold
  * @c:   the client
@@ -941,7 +970,8 @@ static void tw_grow_ids(struct tw_client *c, unsigned int starts)
  * @n:   how many, at most TW_CHUNK
  *
  * The timers the starts need are allocated, and the id index grown, before
- * the lock is taken; the timers the stops free go back to the slab after.
+ * the lock is taken; the timers the stops free go back to the slab after,
+ * with the memory the id index shrank by.
  *
  * Context: process context; may sleep.
  */
@@ -956,6 +986,7 @@ void tw_client_apply(struct tw_client *c, struct twheel_op *ops, unsigned int n)
 	tw_grow_ids(c, starts);
 	tw_apply(c, ops, n, &spares);
 	tw_free_spares(c, &spares);
+	tw_shrink_ids(c);
 }
 EXPORT_SYMBOL_TW_KBENCH(tw_client_apply);
 
@@ -977,6 +1008,7 @@ int tw_client_stop(struct tw_client *c, u64 id)
 	none.err = -ENOMEM;
 	tw_apply(c, &op, 1, &none);
 	tw_free_spares(c, &none);
+	tw_shrink_ids(c);
 	return op.result;
 }
 EXPORT_SYMBOL_TW_KBENCH(tw_client_stop);
@@ -1069,6 +1101,17 @@ int tw_client_set_config(struct tw_client *c, clockid_t clockid, u64 res)
 }
 EXPORT_SYMBOL_TW_KBENCH(tw_client_set_config);
 
+/*
+ * The bytes the client holds: itself with its wheel, its id index, and its
+ * timers, each the slab object it is.
+ */
+static u64 tw_client_bytes(const struct tw_client *c)
+{
+	lockdep_assert_held(&c->lock);
+	return kmalloc_size_roundup(sizeof(*c)) + tw_ids_bytes(&c->ids) +
+	       c->nr_timers * kmem_cache_size(tw_timer_cache);
+}
+
 /**
  * tw_client_info - a snapshot of the client's settings and counters
  * @c:    the client
@@ -1082,7 +1125,7 @@ void tw_client_info(struct tw_client *c, struct twheel_info *info)
 	memset(info, 0, sizeof(*info));
 	info->abi_version = TWHEEL_ABI_VERSION;
 	info->features = TWHEEL_FEATURE_SLACK | TWHEEL_FEATURE_TIMENS |
-			 TWHEEL_FEATURE_BOOTTIME;
+			 TWHEEL_FEATURE_BOOTTIME | TWHEEL_FEATURE_MEMORY;
 	spin_lock_bh(&c->lock);
 	/* Under the lock: the clock is fixed once a timer was started. */
 	off = tw_timens_offset(c->clockid);
@@ -1100,6 +1143,7 @@ void tw_client_info(struct tw_client *c, struct twheel_info *info)
 	info->fired = c->wheel.nr_fired;
 	info->cascades = c->wheel.nr_cascades;
 	info->wakeups = c->nr_wakeups;
+	info->memory = tw_client_bytes(c);
 	/* Bounded: a slot may hold every timer of the file. */
 	next = tw_next_expiry_within(&c->wheel, TW_INFO_SCAN);
 	info->next_expiry = next == TW_NO_EVENT ? 0 :
@@ -1252,6 +1296,7 @@ static ssize_t tw_read_chunk(struct tw_client *c, size_t done, unsigned int max,
 			     tw_read_copy_fn copy, void *arg)
 {
 	struct twheel_event ev[TW_CHUNK / 2];
+	struct tw_id_seg *seg;
 	LIST_HEAD(taken);
 	unsigned int n;
 	int err;
@@ -1271,7 +1316,11 @@ static ssize_t tw_read_chunk(struct tw_client *c, size_t done, unsigned int max,
 		if (tw_finish_events(c, &taken, ev, done))
 			tw_program(c, tw_clock_ns(c));
 	}
+	/* What the delivered one-shot timers let the index spare. */
+	seg = tw_ids_release_seg(&c->ids);
 	spin_unlock_bh(&c->lock);
+	kfree(seg);
+	tw_shrink_ids(c);
 	if (err) {
 		tw_wake_readers(c);
 		return err;

@@ -31,7 +31,7 @@
  */
 
 /**
- * DOC: Growth
+ * DOC: Growth and shrinking
  *
  * Each insert that leaves more entries than buckets splits one bucket:
  * bucket split's entries are shared out between it and bucket
@@ -54,9 +54,31 @@
  * bucket tw_ids_overloaded() tells the caller to refuse inserts, rather
  * than let a chain walk under its lock grow without bound.
  *
- * The index never shrinks: after a mass removal it keeps its buckets until
- * tw_ids_destroy(), so that the next mass insert does not pay for the
- * growth again.
+ * The index shrinks the same way, backwards.  Each remove that leaves the
+ * buckets more than TW_IDS_SEG_SIZE (512) above the entries merges the last
+ * bucket back into its buddy, the reverse of a split, and moves split (and
+ * level) back; so there are never more than entries + 512 buckets, and at
+ * most one merge per remove.  A split comes at load 1 and a merge below
+ * load 1 - 512 / buckets: an insert and a remove at either boundary undo
+ * nothing of each other.  A merge frees nothing by itself.  The caller
+ * calls tw_ids_release_seg() under its lock once per hold in which it
+ * removed: when the buckets in use no longer reach into the last segment
+ * and the entries fit the others with half a segment to spare, that whole
+ * segment, empty, is detached and handed back, and the caller frees it
+ * after dropping the lock.  The half segment is more than the inserts of a
+ * batch chunk ask tw_ids_want_seg() for, so a segment given back is not
+ * wanted again before some 200 more entries came.  A hold removes at most
+ * a few dozen entries, so one segment per hold keeps pace.  When at most a quarter of
+ * the directory is in use, tw_ids_prepare_shrink() allocates one of half
+ * the size, without the lock, and tw_ids_commit() swaps it in under it, as
+ * for growth; a directory is never shrunk to full, so growth does not
+ * follow at once.
+ *
+ * So an index of n entries holds at most ceil(n / 512) + 1 segments once
+ * the caller released what it was handed (for growth, a segment comes only
+ * when the entries about to be inserted pass the installed buckets), and a
+ * directory of fewer than 4 slots per segment, or TW_IDS_DIR_MIN: emptied,
+ * it is back at one segment and a directory of 4, as new.
  */
 
 /**
@@ -75,11 +97,18 @@
  * ====================  ==================================================
  * find, insert, remove  O(1) expected: one keyed hash and a chain of about
  *                       one entry; insert includes its share of growth
- * take                  find and remove in one hash and one walk
- * memory                a pointer per bucket, about one bucket per entry
- *                       (a segment is 4 KiB on 64-bit, 2 KiB on 32-bit),
- *                       plus a directory pointer per 512 buckets; the
- *                       directory doubles when full
+ * take                  find and remove in one hash and one walk; a
+ *                       remove or take includes one merge at most, as an
+ *                       insert one split
+ * release a segment     O(1), under the caller's lock
+ * swap a directory      O(segments), under the caller's lock: as rare as
+ *                       a doubling or a halving of the directory
+ * memory                a pointer per bucket, at most ceil(n / 512) + 1
+ *                       segments for n entries (a segment is 4 KiB on
+ *                       64-bit, 2 KiB on 32-bit), plus fewer than 4
+ *                       directory pointers per segment, or 4; the
+ *                       directory doubles when full and halves at a
+ *                       quarter; tw_ids_bytes() says how much
  * drain, destroy        O(buckets + entries)
  * ====================  ==================================================
  */
@@ -96,6 +125,8 @@
 #define TW_IDS_MAX_LEVEL	31
 /* tw_ids_overloaded() from this many entries per bucket on. */
 #define TW_IDS_MAX_LOAD		4
+/* Directory slots of a new index: 2048 ids before it grows; it never has fewer. */
+#define TW_IDS_DIR_MIN		4
 
 static u32 tw_ids_hash(const struct tw_ids *ids, u64 id)
 {
@@ -188,6 +219,44 @@ static void tw_ids_split(struct tw_ids *ids)
 	}
 }
 
+/* Whether the buckets are more than a segment's worth above the entries. */
+static bool tw_ids_can_merge(const struct tw_ids *ids)
+{
+	return ids->nr + TW_IDS_SEG_SIZE < tw_ids_buckets(ids);
+}
+
+/*
+ * The reverse of tw_ids_split(): the last bucket, split + 2^level after
+ * split moves back, joins its buddy split, and the buckets are one fewer.
+ */
+static void tw_ids_merge(struct tw_ids *ids)
+{
+	struct tw_id_node **lo, **hi, **tail;
+
+	if (!ids->split) {
+		ids->level--;
+		ids->split = 1UL << ids->level;
+	}
+	ids->split--;
+	lo = tw_ids_head(ids, ids->split);
+	hi = tw_ids_head(ids, ids->split + (1UL << ids->level));
+	if (!*hi)
+		return;
+	for (tail = hi; *tail; tail = &(*tail)->next)
+		;
+	*tail = *lo;
+	*lo = *hi;
+	*hi = NULL;
+}
+
+/* An entry left: count it, and merge if the buckets are too many now. */
+static void tw_ids_removed(struct tw_ids *ids)
+{
+	ids->nr--;
+	if (tw_ids_can_merge(ids))
+		tw_ids_merge(ids);
+}
+
 /**
  * tw_ids_insert - add @node unless its id is taken
  * @ids:  the index
@@ -215,6 +284,9 @@ struct tw_id_node *tw_ids_insert(struct tw_ids *ids, struct tw_id_node *node)
  * tw_ids_remove - take @node out of the index
  * @ids:  the index
  * @node: an entry of @ids
+ *
+ * If that leaves the buckets more than TW_IDS_SEG_SIZE above the entries,
+ * the last bucket is merged into its buddy.
  */
 void tw_ids_remove(struct tw_ids *ids, struct tw_id_node *node)
 {
@@ -227,7 +299,7 @@ void tw_ids_remove(struct tw_ids *ids, struct tw_id_node *node)
 	}
 	*link = node->next;
 	node->next = NULL;
-	ids->nr--;
+	tw_ids_removed(ids);
 }
 
 /**
@@ -235,7 +307,8 @@ void tw_ids_remove(struct tw_ids *ids, struct tw_id_node *node)
  * @ids: the index
  * @id:  the id
  *
- * tw_ids_find() and tw_ids_remove() in one walk of one chain.
+ * tw_ids_find() and tw_ids_remove() in one walk of one chain, and its
+ * merge.
  *
  * Return: the entry, no longer in the index, or NULL if there is none.
  */
@@ -250,7 +323,7 @@ struct tw_id_node *tw_ids_take(struct tw_ids *ids, u64 id)
 		return NULL;
 	*link = node->next;
 	node->next = NULL;
-	ids->nr--;
+	tw_ids_removed(ids);
 	return node;
 }
 
@@ -311,13 +384,72 @@ bool tw_ids_add_seg(struct tw_ids *ids, struct tw_id_seg *seg,
 }
 
 /**
- * tw_ids_swap_dir - move the index to a larger directory
+ * tw_ids_smaller_dir - the size of the smaller directory the index wants
+ * @ids: the index; the caller may ask without its lock, as a hint:
+ *       tw_ids_swap_dir() asks again under it
+ *
+ * A directory is halved when at most a quarter of it is in use, and never
+ * below TW_IDS_DIR_MIN; a halved one is at most half full.
+ *
+ * Return: half the size of the directory, or 0 if it is not too large.
+ */
+unsigned int tw_ids_smaller_dir(const struct tw_ids *ids)
+{
+	if (ids->dir_size <= TW_IDS_DIR_MIN || ids->nr_segs > ids->dir_size / 4)
+		return 0;
+	return ids->dir_size / 2;
+}
+
+/**
+ * tw_ids_release_seg - detach the last segment if the index can spare it
+ * @ids: the index, under the caller's lock
+ *
+ * The last segment can be spared when no bucket in use is in it (all its
+ * heads are empty) and the entries fit the others with half a segment to
+ * spare: more than a batch chunk's inserts ask tw_ids_want_seg() for, so
+ * that the next chunk does not want it back at once.  The caller calls this
+ * once per hold of its lock in which it removed entries (a few dozen at
+ * most), and frees the segment after dropping the lock.
+ *
+ * Return: the segment, no longer the index's, or NULL.
+ */
+struct tw_id_seg *tw_ids_release_seg(struct tw_ids *ids)
+{
+	unsigned long used = (tw_ids_buckets(ids) + TW_IDS_SEG_SIZE - 1) >>
+			     TW_IDS_SEG_SHIFT;
+	unsigned long keep = ids->nr_segs - 1;
+	struct tw_id_seg *seg;
+
+	if (keep < used || ids->nr + TW_IDS_SEG_SIZE / 2 > keep * TW_IDS_SEG_SIZE)
+		return NULL;
+	seg = ids->dir[keep];
+	ids->dir[keep] = NULL;
+	ids->nr_segs = keep;
+	return seg;
+}
+
+/**
+ * tw_ids_bytes - the memory the index holds
+ * @ids: the index, under the caller's lock
+ *
+ * Return: the bytes of its segments and of its directory.
+ */
+size_t tw_ids_bytes(const struct tw_ids *ids)
+{
+	return ids->nr_segs * sizeof(struct tw_id_seg) +
+	       ids->dir_size * sizeof(*ids->dir);
+}
+
+/**
+ * tw_ids_swap_dir - move the index to a larger directory, or to the
+ *                   smaller one it wants
  * @ids:      the index
  * @dir:      the new directory
- * @dir_size: its size
+ * @dir_size: its size: larger than the index's, or tw_ids_smaller_dir()
  *
  * Return: the directory that is no longer in use, for the caller to free:
- * the old one, or @dir itself if it is not larger.
+ * the old one, or @dir itself if it is neither larger nor the smaller one
+ * the index wants now.
  */
 struct tw_id_seg **tw_ids_swap_dir(struct tw_ids *ids, struct tw_id_seg **dir,
 				   unsigned int dir_size)
@@ -325,7 +457,7 @@ struct tw_id_seg **tw_ids_swap_dir(struct tw_ids *ids, struct tw_id_seg **dir,
 	struct tw_id_seg **old = ids->dir;
 	unsigned int i;
 
-	if (dir_size <= ids->dir_size)
+	if (dir_size <= ids->dir_size && dir_size != tw_ids_smaller_dir(ids))
 		return dir;
 	for (i = 0; i < ids->nr_segs; i++)
 		dir[i] = old[i];
@@ -361,9 +493,6 @@ void tw_ids_drain(struct tw_ids *ids,
 }
 
 /* Memory: the only part of the index that allocates. */
-
-/* Directory slots of a new index: 2048 ids before it grows. */
-#define TW_IDS_DIR_MIN		4
 
 /**
  * tw_ids_create - allocate an empty index with a random key
@@ -432,6 +561,28 @@ void tw_ids_prepare(const struct tw_ids *ids, unsigned long more,
 		prep->dir_size = 2 * data_race(ids->dir_size);
 		prep->dir = kvmalloc_array(prep->dir_size, sizeof(*prep->dir), gfp);
 	}
+}
+
+/**
+ * tw_ids_prepare_shrink - get the smaller directory the index wants, without
+ *                         a lock
+ * @ids:  the index; read without the caller's lock, as a hint only:
+ *        tw_ids_commit() checks again under it
+ * @prep: filled with a smaller directory, or NULLs
+ * @gfp:  allocation flags
+ *
+ * The caller commits @prep with no inserts to come, and unprepares it
+ * after its lock, which frees the directory that the index left.  If the
+ * allocation fails, the index keeps its directory until a later call.
+ */
+void tw_ids_prepare_shrink(const struct tw_ids *ids, struct tw_ids_prep *prep,
+			   gfp_t gfp)
+{
+	prep->seg = NULL;
+	/* A hint, as above: stale is refused by tw_ids_swap_dir(). */
+	prep->dir_size = data_race(tw_ids_smaller_dir(ids));
+	prep->dir = prep->dir_size ?
+		    kvmalloc_array(prep->dir_size, sizeof(*prep->dir), gfp) : NULL;
 }
 
 /**

@@ -4,8 +4,10 @@
  *
  * Like the wheel, the index takes no lock: the caller embeds a struct
  * tw_id_node in its object and serialises every call on one index.  The
- * index owns its memory, but allocates only in the calls made for that
- * (create, prepare, destroy), which the caller makes outside its lock.
+ * index owns its memory, but allocates and frees only in the calls made for
+ * that (create, prepare, unprepare, destroy), which the caller makes outside
+ * its lock; a segment it no longer uses it hands back to the caller
+ * (tw_ids_release_seg()), to be freed after the lock.
  */
 #ifndef _TW_IDS_H
 #define _TW_IDS_H
@@ -40,8 +42,9 @@ struct tw_id_seg {
 /**
  * struct tw_ids_prep - memory got for an index before its caller's lock
  * @seg:      a zeroed segment, or NULL
- * @dir:      a larger directory, or NULL; after tw_ids_commit(), the one
- *            the index no longer uses
+ * @dir:      a larger directory, or the smaller one of
+ *            tw_ids_prepare_shrink(), or NULL; after tw_ids_commit(), the
+ *            one the index no longer uses
  * @dir_size: the size of @dir
  */
 struct tw_ids_prep {
@@ -85,6 +88,9 @@ bool tw_ids_add_seg(struct tw_ids *ids, struct tw_id_seg *seg,
 bool tw_ids_overloaded(const struct tw_ids *ids);
 struct tw_id_seg **tw_ids_swap_dir(struct tw_ids *ids, struct tw_id_seg **dir,
 				   unsigned int dir_size);
+unsigned int tw_ids_smaller_dir(const struct tw_ids *ids);
+struct tw_id_seg *tw_ids_release_seg(struct tw_ids *ids);
+size_t tw_ids_bytes(const struct tw_ids *ids);
 
 void tw_ids_drain(struct tw_ids *ids,
 		  void (*fn)(struct tw_id_node *node, void *data), void *data);
@@ -93,6 +99,8 @@ int tw_ids_create(struct tw_ids *ids, gfp_t gfp);
 void tw_ids_destroy(struct tw_ids *ids);
 void tw_ids_prepare(const struct tw_ids *ids, unsigned long more,
 		    struct tw_ids_prep *prep, gfp_t gfp);
+void tw_ids_prepare_shrink(const struct tw_ids *ids, struct tw_ids_prep *prep,
+			   gfp_t gfp);
 void tw_ids_commit(struct tw_ids *ids, struct tw_ids_prep *prep,
 		   unsigned long more);
 void tw_ids_unprepare(struct tw_ids_prep *prep);

@@ -3,8 +3,9 @@
  * KUnit tests for the id index in tw_ids.c.
  *
  * The unit cases pin down find, insert, remove, take and drain, the
- * splits that grow the index one bucket at a time, and what happens when
- * the caller withholds the memory a split needs.  The model case replays a random mix
+ * splits that grow the index one bucket at a time, the merges that shrink
+ * it back and the segments and directories it gives back, and what happens
+ * when the caller withholds the memory a split needs.  The model case replays a random mix
  * of inserts and removes against a plain array, with segments and
  * directories handed in late and sometimes not at all, and checks after
  * every step that the index holds exactly the model's ids and that every
@@ -17,6 +18,8 @@
 #include <linux/module.h>
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <linux/log2.h>
+#include <linux/string.h>
 
 #include "tw_ids.c"
 
@@ -91,6 +94,36 @@ static void tw_ids_check_buckets(struct kunit *test, const struct tw_ids *ids)
 		}
 	}
 	KUNIT_ASSERT_EQ(test, count, ids->nr);
+}
+
+/*
+ * What the device does after a hold that removed: take back the segment the
+ * index can spare, which must be empty, and hand in the smaller directory it
+ * wants.  Return whether a segment came back.
+ */
+static bool tw_ids_trim(struct kunit *test, struct tw_ids *ids)
+{
+	struct tw_id_seg *seg = tw_ids_release_seg(ids), **dir;
+	unsigned int size = tw_ids_smaller_dir(ids);
+
+	if (seg)
+		KUNIT_ASSERT_NULL(test, memchr_inv(seg, 0, sizeof(*seg)));
+	if (size) {
+		dir = kunit_kcalloc(test, size, sizeof(*dir), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, dir);
+		KUNIT_ASSERT_PTR_NE(test, tw_ids_swap_dir(ids, dir, size), dir);
+		KUNIT_ASSERT_EQ(test, ids->dir_size, size);
+	}
+	return seg;
+}
+
+/* The buckets of @nr_buckets, as level and split say. */
+static void tw_ids_check_shape(struct kunit *test, const struct tw_ids *ids,
+			       unsigned long nr_buckets)
+{
+	KUNIT_ASSERT_EQ(test, tw_ids_buckets(ids), nr_buckets);
+	KUNIT_ASSERT_EQ(test, 1UL << ids->level, rounddown_pow_of_two(nr_buckets));
+	KUNIT_ASSERT_EQ(test, ids->split, nr_buckets - (1UL << ids->level));
 }
 
 static void tw_ids_test_find_insert_remove(struct kunit *test)
@@ -279,9 +312,43 @@ static void tw_ids_test_drain(struct kunit *test)
 	tw_ids_check_buckets(test, ids);
 }
 
+static u64 tw_ids_xorshift(u64 s)
+{
+	s ^= s << 13;
+	s ^= s >> 7;
+	return s ^ (s << 17);
+}
+
+/*
+ * The model's remove, by tw_ids_take() or tw_ids_remove(): merges keep the
+ * buckets within a segment of the entries, and the index gives back what
+ * it can spare.
+ */
+static void tw_ids_model_remove(struct kunit *test, struct tw_ids *ids,
+				struct tw_id_node *node, bool take)
+{
+	if (take)
+		KUNIT_ASSERT_PTR_EQ(test, tw_ids_take(ids, node->id), node);
+	else
+		tw_ids_remove(ids, node);
+	KUNIT_ASSERT_LE(test, tw_ids_buckets(ids), ids->nr + TW_IDS_SEG_SIZE);
+	tw_ids_trim(test, ids);
+}
+
+/* What the model says holds node i's id: it, its pair, or none. */
+static struct tw_id_node *tw_ids_model_holder(struct tw_ids_fixture *fx,
+					      const bool *present, unsigned int i)
+{
+	unsigned int partner = i < 2000 ? i + 4000 : i >= 4000 ? i - 4000 : i;
+
+	return present[i] ? &fx->nodes[i] :
+	       present[partner] ? &fx->nodes[partner] : NULL;
+}
+
 /*
  * The model: present[i] says whether node i (id ids_of[i]) is in the index.
- * Segments arrive only on some steps, so the index runs overloaded at times.
+ * Segments arrive only on some steps, so the index runs overloaded at times;
+ * after each remove the index gives back what it can spare.
  */
 static void tw_ids_test_model(struct kunit *test)
 {
@@ -302,29 +369,19 @@ static void tw_ids_test_model(struct kunit *test)
 
 	for (step = 0; step < steps; step++) {
 		struct tw_id_node *found, *holder;
-		unsigned int partner;
 
-		s ^= s << 13;
-		s ^= s >> 7;
-		s ^= s << 17;
+		s = tw_ids_xorshift(s);
 		i = s % n;
 		/* Segments come late, so the index runs overloaded at times. */
 		if (s % 2048 == 0)
 			tw_ids_feed(test, ids, 1);
 		found = tw_ids_find(ids, fx->nodes[i].id);
-		/* What the model says holds node i's id: it, its pair, or none. */
-		partner = i < 2000 ? i + 4000 : i >= 4000 ? i - 4000 : i;
-		holder = present[i] ? &fx->nodes[i] :
-			 present[partner] ? &fx->nodes[partner] : NULL;
+		holder = tw_ids_model_holder(fx, present, i);
 		KUNIT_ASSERT_PTR_EQ_MSG(test, found, holder, "ids_seed %llu step %u",
 					seed, step);
 		if (present[i]) {
 			/* Half the removals find the entry themselves. */
-			if (s & BIT(20))
-				KUNIT_ASSERT_PTR_EQ(test, tw_ids_take(ids, fx->nodes[i].id),
-						    &fx->nodes[i]);
-			else
-				tw_ids_remove(ids, &fx->nodes[i]);
+			tw_ids_model_remove(test, ids, &fx->nodes[i], s & BIT(20));
 			present[i] = false;
 			nr--;
 		} else {
@@ -349,6 +406,146 @@ static void tw_ids_test_model(struct kunit *test)
 					    &fx->nodes[i]);
 }
 
+/* The id of node @i of a cycle: never 0, which marks a node that is out. */
+static u64 tw_ids_cycle_id(unsigned int i)
+{
+	return i * 7919ULL + 1;
+}
+
+/*
+ * Fill nodes [@from, @n) (a segment at a time, as the device would), then
+ * remove in a scattered order until @down_to are left.  Each merge undoes a
+ * split: at every step the buckets are exactly max(512, entries) going up
+ * and max(512, min(peak, entries + 512)) going down, every entry is where
+ * its hash says, and the segments held never pass what the entries need
+ * plus one.  Return the segments given back.
+ */
+static unsigned int tw_ids_cycle(struct kunit *test, struct tw_ids_fixture *fx,
+				 unsigned int from, unsigned int n,
+				 unsigned int down_to)
+{
+	struct tw_ids *ids = &fx->ids;
+	unsigned long peak, want;
+	unsigned int i, j, back = 0;
+
+	for (i = from; i < n; i++) {
+		tw_ids_feed(test, ids, 1);
+		fx->nodes[i].id = tw_ids_cycle_id(i);
+		KUNIT_ASSERT_NULL(test, tw_ids_insert(ids, &fx->nodes[i]));
+		tw_ids_check_shape(test, ids, max_t(unsigned long, ids->nr,
+						    TW_IDS_SEG_SIZE));
+	}
+	tw_ids_check_buckets(test, ids);
+	peak = tw_ids_buckets(ids);
+	/* 7 is prime to n: every entry, from all over the buckets. */
+	for (j = 0; ids->nr > down_to; j++) {
+		i = (j * 7) % n;
+		if (!fx->nodes[i].id)
+			continue;
+		if (j & 1)
+			tw_ids_remove(ids, &fx->nodes[i]);
+		else
+			KUNIT_ASSERT_PTR_EQ(test, tw_ids_take(ids, fx->nodes[i].id),
+					    &fx->nodes[i]);
+		fx->nodes[i].id = 0;
+		back += tw_ids_trim(test, ids);
+		want = max_t(unsigned long, TW_IDS_SEG_SIZE,
+			     min(peak, ids->nr + TW_IDS_SEG_SIZE));
+		tw_ids_check_shape(test, ids, want);
+		KUNIT_ASSERT_LE(test, (unsigned long)ids->nr_segs,
+				DIV_ROUND_UP(ids->nr, TW_IDS_SEG_SIZE) + 1);
+		if (j % 64 == 0)
+			tw_ids_check_buckets(test, ids);
+	}
+	tw_ids_check_buckets(test, ids);
+	return back;
+}
+
+/* Every node in is found, and the ids of those out are not. */
+static void tw_ids_check_cycle(struct kunit *test, struct tw_ids_fixture *fx,
+			       unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_PTR_EQ(test, tw_ids_find(&fx->ids, tw_ids_cycle_id(i)),
+				    fx->nodes[i].id ? &fx->nodes[i] : NULL);
+}
+
+/*
+ * Grow, shrink, grow again and drain by removes: merges restore the states
+ * the splits went through, the segments come back to the caller empty, and
+ * the emptied index is as small as a new one.
+ */
+static void tw_ids_test_grow_shrink_grow(struct kunit *test)
+{
+	const unsigned int n = 5 * TW_IDS_SEG_SIZE + 101;
+	struct tw_ids_fixture *fx = tw_ids_fixture_new(test, TW_IDS_DIR_MIN, n);
+	struct tw_ids *ids = &fx->ids;
+	unsigned int i, back, peak_segs;
+
+	tw_ids_cycle(test, fx, 0, n, 300);
+	tw_ids_check_cycle(test, fx, n);
+	KUNIT_EXPECT_EQ(test, ids->nr_segs, 2U);
+	/* Refill the gaps, then drain to nothing. */
+	for (i = 0; i < n; i++) {
+		if (fx->nodes[i].id)
+			continue;
+		tw_ids_feed(test, ids, 1);
+		fx->nodes[i].id = tw_ids_cycle_id(i);
+		KUNIT_ASSERT_NULL(test, tw_ids_insert(ids, &fx->nodes[i]));
+	}
+	tw_ids_check_shape(test, ids, n);
+	tw_ids_check_cycle(test, fx, n);
+	peak_segs = ids->nr_segs;
+	KUNIT_EXPECT_GE(test, ids->dir_size, 2 * TW_IDS_DIR_MIN);
+	back = tw_ids_cycle(test, fx, n, n, 0);
+	KUNIT_EXPECT_EQ(test, back, peak_segs - 1);
+	/* As new: one segment, the smallest directory, 512 buckets. */
+	KUNIT_EXPECT_EQ(test, ids->nr_segs, 1U);
+	KUNIT_EXPECT_EQ(test, ids->dir_size, TW_IDS_DIR_MIN);
+	KUNIT_EXPECT_EQ(test, tw_ids_bytes(ids),
+			sizeof(struct tw_id_seg) + TW_IDS_DIR_MIN * sizeof(void *));
+	tw_ids_check_shape(test, ids, TW_IDS_SEG_SIZE);
+	/* And it grows again. */
+	tw_ids_cycle(test, fx, 0, 2 * TW_IDS_SEG_SIZE, 2 * TW_IDS_SEG_SIZE);
+	tw_ids_check_cycle(test, fx, n);
+}
+
+/*
+ * A boundary crossed back and forth: a segment was just given back, and
+ * no insert wants it again, no remove merges what an insert split.
+ */
+static void tw_ids_test_no_thrash(struct kunit *test)
+{
+	const unsigned int n = 2 * TW_IDS_SEG_SIZE + 1;
+	struct tw_ids_fixture *fx = tw_ids_fixture_new(test, TW_IDS_DIR_MIN, n);
+	struct tw_ids *ids = &fx->ids;
+	struct tw_id_node *node;
+	unsigned int i;
+	u64 id;
+
+	KUNIT_EXPECT_EQ(test, tw_ids_cycle(test, fx, 0, n, TW_IDS_SEG_SIZE), 1U);
+	KUNIT_EXPECT_EQ(test, ids->nr_segs, 2U);
+	tw_ids_check_shape(test, ids, 2 * TW_IDS_SEG_SIZE);
+	/* One of the nodes that are out goes in and out again. */
+	for (i = 0; fx->nodes[i].id; i++)
+		;
+	node = &fx->nodes[i];
+	id = tw_ids_cycle_id(i);
+	for (i = 0; i < 1000; i++) {
+		node->id = id;
+		KUNIT_ASSERT_NULL(test, tw_ids_insert(ids, node));
+		KUNIT_ASSERT_FALSE(test, tw_ids_trim(test, ids));
+		KUNIT_ASSERT_PTR_EQ(test, tw_ids_take(ids, id), node);
+		KUNIT_ASSERT_FALSE(test, tw_ids_trim(test, ids));
+		KUNIT_ASSERT_FALSE(test, tw_ids_want_seg(ids, TW_IDS_SEG_SIZE / 2));
+		tw_ids_check_shape(test, ids, 2 * TW_IDS_SEG_SIZE);
+	}
+	node->id = 0;
+	tw_ids_check_buckets(test, ids);
+}
+
 static struct kunit_case tw_ids_cases[] = {
 	KUNIT_CASE(tw_ids_test_find_insert_remove),
 	KUNIT_CASE(tw_ids_test_take),
@@ -356,6 +553,8 @@ static struct kunit_case tw_ids_cases[] = {
 	KUNIT_CASE(tw_ids_test_splits_grow_one_bucket_per_insert),
 	KUNIT_CASE(tw_ids_test_withheld_segments),
 	KUNIT_CASE(tw_ids_test_drain),
+	KUNIT_CASE(tw_ids_test_grow_shrink_grow),
+	KUNIT_CASE(tw_ids_test_no_thrash),
 	KUNIT_CASE(tw_ids_test_model),
 	{}
 };

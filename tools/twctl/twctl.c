@@ -341,6 +341,7 @@ static void print_features(uint64_t features)
 		{ TWHEEL_FEATURE_SLACK, "slack" },
 		{ TWHEEL_FEATURE_TIMENS, "timens" },
 		{ TWHEEL_FEATURE_BOOTTIME, "boottime" },
+		{ TWHEEL_FEATURE_MEMORY, "memory" },
 	};
 	const char *sep = "";
 	size_t i;
@@ -372,8 +373,8 @@ static int cmd_info(struct twctl *tw)
 	print_features(info.features);
 	printf("\ninfo: clock=%s resolution_ns=%llu range_ns=%llu max_timers=%llu\n",
 	       clock_name(info.clockid), info.resolution_ns, info.range_ns, info.max_timers);
-	printf("info: user_timers=%llu max_user_timers=%llu wakeups=%llu\n",
-	       info.user_timers, info.max_user_timers, info.wakeups);
+	printf("info: user_timers=%llu max_user_timers=%llu wakeups=%llu memory=%llu\n",
+	       info.user_timers, info.max_user_timers, info.wakeups, info.memory);
 	printf("info: pending=%llu queued=%llu fired=%llu cascades=%llu ",
 	       info.pending, info.queued, info.fired, info.cascades);
 	if (info.next_expiry)

@@ -28,6 +28,7 @@
 #define TWHEEL_FEATURE_SLACK	(1ULL << 0)	/* twheel_timer_spec.slack */
 #define TWHEEL_FEATURE_TIMENS	(1ULL << 1)	/* times in the caller's time namespace */
 #define TWHEEL_FEATURE_BOOTTIME	(1ULL << 2)	/* CLOCK_BOOTTIME clients */
+#define TWHEEL_FEATURE_MEMORY	(1ULL << 3)	/* twheel_info.memory is filled */
 
 /* struct twheel_config: per-file settings, before the first timer only. */
 struct twheel_config {
@@ -106,7 +107,8 @@ struct twheel_info {
 	__u64	wakeups;	/* hrtimer expiries that ran the wheel, ever */
 	__u64	next_expiry;	/* no timer fires before; 0 if none is pending */
 	__u64	now;		/* ns on the clock when this was taken */
-	__u64	__reserved[2];
+	__u64	memory;		/* bytes the module holds for this file */
+	__u64	__reserved;
 };
 
 /* struct twheel_query: one timer's state (TWHEEL_IOC_QUERY). */

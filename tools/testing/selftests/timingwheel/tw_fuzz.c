@@ -123,7 +123,7 @@ static void check_info(struct file_model *m)
 	if (i.pending + i.queued != m->live)
 		FAIL("pending %llu + queued %llu != %u live", (unsigned long long)i.pending,
 		     (unsigned long long)i.queued, m->live);
-	if (i.abi_version != TWHEEL_ABI_VERSION || i.__reserved[0] || i.__reserved[1])
+	if (i.abi_version != TWHEEL_ABI_VERSION || i.__reserved)
 		FAIL("GET_INFO reserved output not zeroed");
 	if (i.clockid != (uint32_t)m->clock)
 		FAIL("clockid %u", i.clockid);
