@@ -134,6 +134,7 @@
 #include "tw_compat.h"
 #include "tw_core.h"
 #include "tw_ids.h"
+#include "tw_memcg.h"
 
 #define CREATE_TRACE_POINTS
 #include "tw_trace.h"
@@ -880,17 +881,20 @@ static void tw_apply(struct tw_client *c, struct twheel_op *ops, unsigned int n,
 }
 
 /*
- * Preallocate timers for @starts starts, as many as the user's limit and
- * memory allow; a start left without one fails with @spares->err.
+ * Preallocate timers for @starts starts, as many as the user's limit, the
+ * timers' share of its memory cgroups and memory allow; a start left
+ * without one fails with @spares->err.
  */
 static void tw_alloc_spares(struct tw_client *c, unsigned int starts,
 			    struct tw_spares *spares)
 {
-	unsigned int n = tw_user_charge(c->user, starts);
+	unsigned int n = tw_user_charge(c->user, starts), m;
 
 	spares->err = n < starts ? -ENOSPC : -ENOMEM;
 	spares->nr_dead = 0;
-	spares->nr = n ? kmem_cache_alloc_bulk(tw_timer_cache, TW_GFP, n,
+	/* Within the timers' share of the memory cgroup (tw_memcg.c). */
+	m = tw_memcg_allow(atomic_long_read(&c->user->timers), n, TW_TIMER_COST);
+	spares->nr = m ? kmem_cache_alloc_bulk(tw_timer_cache, TW_GFP, m,
 					       (void **)spares->t) : 0;
 	if (spares->nr < n)
 		spares->err = -ENOMEM;
