@@ -104,7 +104,9 @@
  *
  * Every allocation a caller causes is charged to its memory cgroup
  * and may fail (__GFP_RETRY_MAYFAIL: the caller gets ENOMEM, nobody is OOM
- * killed on its behalf).  Without a cgroup limit, each user (by effective
+ * killed on its behalf), and a user's timers take at most a share of the
+ * cgroup's limit ("DOC: The timers' share of a memory cgroup" in
+ * tw_memcg.c).  Without a cgroup limit, each user (by effective
  * uid at open) may hold at most max_user_timers timers and max_user_files
  * open files, so what one user can pin is bounded (uapi.rst, "Limits").
  */
