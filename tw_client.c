@@ -438,12 +438,15 @@ static u64 tw_due(const struct tw_client *c, const struct tw_ktimer *t)
 	return t->node.expires * c->resolution;
 }
 
-/* The moment tick @tick begins, saturated to what a ktime can hold. */
+/*
+ * The moment tick @tick begins, or, past what a ktime can hold, the last
+ * tick that a ktime holds: the furthest a timer can be due (tw_due_tick()).
+ */
 static u64 tw_tick_ns(const struct tw_client *c, u64 tick)
 {
-	if (tick > div64_u64(KTIME_MAX, c->resolution))
-		return KTIME_MAX;
-	return tick * c->resolution;
+	u64 last = div64_u64(KTIME_MAX, c->resolution);
+
+	return min(tick, last) * c->resolution;
 }
 
 static struct tw_ktimer *tw_lookup(struct tw_client *c, u64 id)

@@ -284,6 +284,39 @@ static void t_duplicate_and_unknown(struct __test_metadata *_metadata)
 	close(fd);
 }
 
+/*
+ * range_ns is the exact reach: an absolute start at the snapshot's now +
+ * range_ns, a whole tick, is accepted, and one a tick later is not.  At
+ * 1 s a tick the reach is KTIME_MAX's, and ends at the last whole tick
+ * before it; at 1 us it is the wheel's.
+ */
+static void check_reach(struct __test_metadata *_metadata, uint32_t clockid,
+			uint64_t res)
+{
+	int fd = tw_open(0);
+	struct twheel_info i;
+	uint64_t end;
+
+	EXPECT_TRUE(set_config(fd, clockid, res) == 0);
+	i = info(fd);
+	end = i.now + i.range_ns;
+	EXPECT_TRUE(end % res == 0 && end <= (uint64_t)INT64_MAX)
+		TH_LOG("clock %u res %llu: now + range_ns %llu", clockid,
+		       (unsigned long long)res, (unsigned long long)end);
+	if (res == TWHEEL_MAX_RESOLUTION_NS) {
+		EXPECT_TRUE((uint64_t)INT64_MAX - end < res)
+			TH_LOG("%llu short of KTIME_MAX",
+			       (unsigned long long)((uint64_t)INT64_MAX - end));
+	}
+	EXPECT_TRUE(start(fd, 1, end, 0, TWHEEL_TIMER_ABSTIME) == 0)
+		TH_LOG("clock %u res %llu: a start at now + range_ns refused",
+		       clockid, (unsigned long long)res);
+	EXPECT_TRUE(start(fd, 2, end + res, 0, TWHEEL_TIMER_ABSTIME) == -ERANGE)
+		TH_LOG("clock %u res %llu: a start a tick beyond accepted",
+		       clockid, (unsigned long long)res);
+	close(fd);
+}
+
 static void t_ranges(struct __test_metadata *_metadata)
 {
 	int fd = tw_open(0);
@@ -306,6 +339,11 @@ static void t_ranges(struct __test_metadata *_metadata)
 	EXPECT_TRUE(start(fd, 2, i.range_ns - day, 0, 0) == 0);
 	EXPECT_TRUE(info(fd).pending == 1);
 	close(fd);
+
+	check_reach(_metadata, CLOCK_MONOTONIC, TWHEEL_MAX_RESOLUTION_NS);
+	check_reach(_metadata, CLOCK_BOOTTIME, TWHEEL_MAX_RESOLUTION_NS);
+	check_reach(_metadata, CLOCK_MONOTONIC, 33000);
+	check_reach(_metadata, CLOCK_MONOTONIC, TWHEEL_MIN_RESOLUTION_NS);
 }
 
 static void t_limit(struct __test_metadata *_metadata)
