@@ -57,7 +57,8 @@
  * The wheel's tick is the client's resolution: tick k is the moment
  * the clock reaches k * resolution.  A timer asked for T ns goes to tick
  * ceil(T / resolution), so it never fires before T and at most one
- * resolution step plus hrtimer latency after it.  That tick is all a timer
+ * resolution step plus hrtimer latency after it, plus the client's backlog
+ * if it has one ("DOC: The hrtimer").  That tick is all a timer
  * keeps of its time: its due time, as QUERY and its events report it, is
  * the tick's time, T rounded up to the resolution (as POSIX rounds timer
  * values up to the clock's resolution).  A period must be a whole number
@@ -76,6 +77,17 @@
  * fires at most expiry_batch timers per callback; the rest of a burst goes
  * to follow-up callbacks TW_BURST_GAP_NS apart, so a million timers due at
  * once cannot hold a CPU in softirq.
+ *
+ * The wheel moves at most expiry_batch timers down a level per callback
+ * too, and goes past a tick only once the slots that came round at it are
+ * empty (tw_advance()).  So a backlog, B timers due and not yet fired or
+ * in a slot that came round and not yet moved, delays every later timer
+ * of the client by up to ceil(B / expiry_batch) callbacks, each
+ * TW_BURST_GAP_NS plus its own run: 10,000,000 timers in one slot made a
+ * 1 ms periodic timer of the same file 5.49 s late.  Other clients are
+ * not delayed.  Bounding it would mean letting the wheel run ahead of a
+ * slot it has not emptied, against its invariant ("DOC: Invariant" in
+ * tw_core.c).
  */
 
 /**
