@@ -1329,7 +1329,7 @@ static uint64_t memcg_share(uint64_t max_mib, uint64_t pct)
 static void t_memcg_enomem(struct __test_metadata *_metadata)
 {
 	const char *cg = "/sys/fs/cgroup/tw-e2e";
-	unsigned long pct = read_param(MEMCG_PCT_PARAM);
+	unsigned long pct;
 	char events[512] = "";
 	pid_t nb, pid;
 	int st, fd;
@@ -1342,6 +1342,7 @@ static void t_memcg_enomem(struct __test_metadata *_metadata)
 	    mkdir(cg, 0755)) {
 		SKIP(return, "no memory controller in this kernel");
 	}
+	pct = read_param(MEMCG_PCT_PARAM);
 	EXPECT_TRUE(pct == 50)
 		TH_LOG("memcg_max_percent %lu, not its default", pct);
 	EXPECT_TRUE(put_file(cg, "memory.max", "96M") == 0);
