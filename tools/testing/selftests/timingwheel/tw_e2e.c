@@ -1318,6 +1318,37 @@ static uint64_t memcg_share(uint64_t max_mib, uint64_t pct)
 }
 
 /*
+ * The timer process: join @cg, as a process that faults its memory in
+ * where it runs, start timers until START fails, carry on.  Its exit
+ * status: 0, or the step that failed.
+ */
+static int fill_share(struct __test_metadata *_metadata, const char *cg,
+		      uint64_t share)
+{
+	int ok = 0, nospc = 0, i, r = 0, fd;
+	uint64_t held;
+
+	if (join(cg))
+		return 3;
+	fd = open(DEV, O_RDWR);
+	/* Until it fails: 48 MiB holds 699,050 timers. */
+	for (i = 0; i < 1000000 / 4096 && ok == i * 4096 && !nospc; i++)
+		start_many(_metadata, fd, (uint64_t)i * 4096, 4096, 60000 * MS,
+			   0, &ok, &nospc);
+	/* What a batch could not have may still fit one by one. */
+	for (i = 0; i < 4096 && !r; i++)
+		r = start(fd, (1ULL << 40) + i, 60000 * MS, 0, 0);
+	if (ok < 1000 || nospc || r != -ENOMEM)
+		return 5;
+	held = ok + i - 1;
+	r = carry_on(4);
+	if (r)
+		return r;
+	/* Exactly the share: 72 bytes a timer, and not one more. */
+	return held == share ? 0 : 6;
+}
+
+/*
  * In a cgroup, START/BATCH fail with ENOMEM once the timers hold their
  * share of memory.max, and the rest stays for the cgroup's processes: the
  * timer process, which like any process faults its memory in where it
@@ -1349,29 +1380,8 @@ static void t_memcg_enomem(struct __test_metadata *_metadata)
 	put_file(cg, "memory.swap.max", "0");
 	nb = neighbour(_metadata, cg, 8);
 	pid = fork();
-	if (!pid) {
-		uint64_t held = 0, share = memcg_share(96, pct);
-		int ok = 0, nospc = 0, i, r = 0;
-
-		if (join(cg))
-			_exit(3);
-		fd = open(DEV, O_RDWR);
-		/* Until it fails: 48 MiB holds 699,050 timers. */
-		for (i = 0; i < 1000000 / 4096 && ok == i * 4096 && !nospc; i++)
-			start_many(_metadata, fd, (uint64_t)i * 4096, 4096, 60000 * MS,
-				   0, &ok, &nospc);
-		/* What a batch could not have may still fit one by one. */
-		for (i = 0; i < 4096 && !r; i++)
-			r = start(fd, (1ULL << 40) + i, 60000 * MS, 0, 0);
-		if (ok < 1000 || nospc || r != -ENOMEM)
-			_exit(5);
-		held = ok + i - 1;
-		r = carry_on(4);
-		if (r)
-			_exit(r);
-		/* Exactly the share: 72 bytes a timer, and not one more. */
-		_exit(held == share ? 0 : 6);
-	}
+	if (!pid)
+		_exit(fill_share(_metadata, cg, memcg_share(96, pct)));
 	EXPECT_TRUE(waitpid(pid, &st, 0) == pid);
 	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		TH_LOG("the timer process: %s %d (3 join, 5 fill, 6 not the share, 1x after)",
