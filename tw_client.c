@@ -57,7 +57,8 @@
  * The wheel's tick is the client's resolution: tick k is the moment
  * the clock reaches k * resolution.  A timer asked for T ns goes to tick
  * ceil(T / resolution), so it never fires before T and at most one
- * resolution step plus hrtimer latency after it.  That tick is all a timer
+ * resolution step plus hrtimer latency after it, plus the client's backlog
+ * if it has one ("DOC: The hrtimer").  That tick is all a timer
  * keeps of its time: its due time, as QUERY and its events report it, is
  * the tick's time, T rounded up to the resolution (as POSIX rounds timer
  * values up to the clock's resolution).  A period must be a whole number
@@ -76,6 +77,17 @@
  * fires at most expiry_batch timers per callback; the rest of a burst goes
  * to follow-up callbacks TW_BURST_GAP_NS apart, so a million timers due at
  * once cannot hold a CPU in softirq.
+ *
+ * The wheel moves at most expiry_batch timers down a level per callback
+ * too, and goes past a tick only once the slots that came round at it are
+ * empty (tw_advance()).  So a backlog, B timers due and not yet fired or
+ * in a slot that came round and not yet moved, delays every later timer
+ * of the client by up to ceil(B / expiry_batch) callbacks, each
+ * TW_BURST_GAP_NS plus its own run: 10,000,000 timers in one slot made a
+ * 1 ms periodic timer of the same file 5.49 s late.  Other clients are
+ * not delayed.  Bounding it would mean letting the wheel run ahead of a
+ * slot it has not emptied, against its invariant ("DOC: Invariant" in
+ * tw_core.c).
  */
 
 /**
@@ -106,7 +118,9 @@
  *
  * Every allocation a caller causes is charged to its memory cgroup
  * and may fail (__GFP_RETRY_MAYFAIL: the caller gets ENOMEM, nobody is OOM
- * killed on its behalf).  Without a cgroup limit, each user (by effective
+ * killed on its behalf), and a user's timers take at most a share of the
+ * cgroup's limit ("DOC: The timers' share of a memory cgroup" in
+ * tw_memcg.c).  Without a cgroup limit, each user (by effective
  * uid at open) may hold at most max_user_timers timers and max_user_files
  * open files, so what one user can pin is bounded (uapi.rst, "Limits").
  */
@@ -136,6 +150,7 @@
 #include "tw_compat.h"
 #include "tw_core.h"
 #include "tw_ids.h"
+#include "tw_memcg.h"
 
 #define CREATE_TRACE_POINTS
 #include "tw_trace.h"
@@ -442,12 +457,15 @@ static u64 tw_due(const struct tw_client *c, const struct tw_ktimer *t)
 	return t->node.expires * c->resolution;
 }
 
-/* The moment tick @tick begins, saturated to what a ktime can hold. */
+/*
+ * The moment tick @tick begins, or, past what a ktime can hold, the last
+ * tick that a ktime holds: the furthest a timer can be due (tw_due_tick()).
+ */
 static u64 tw_tick_ns(const struct tw_client *c, u64 tick)
 {
-	if (tick > div64_u64(KTIME_MAX, c->resolution))
-		return KTIME_MAX;
-	return tick * c->resolution;
+	u64 last = div64_u64(KTIME_MAX, c->resolution);
+
+	return min(tick, last) * c->resolution;
 }
 
 static struct tw_ktimer *tw_lookup(struct tw_client *c, u64 id)
@@ -889,17 +907,20 @@ static void tw_apply(struct tw_client *c, struct twheel_op *ops, unsigned int n,
 }
 
 /*
- * Preallocate timers for @starts starts, as many as the user's limit and
- * memory allow; a start left without one fails with @spares->err.
+ * Preallocate timers for @starts starts, as many as the user's limit, the
+ * timers' share of its memory cgroups and memory allow; a start left
+ * without one fails with @spares->err.
  */
 static void tw_alloc_spares(struct tw_client *c, unsigned int starts,
 			    struct tw_spares *spares)
 {
-	unsigned int n = tw_user_charge(c->user, starts);
+	unsigned int n = tw_user_charge(c->user, starts), m;
 
 	spares->err = n < starts ? -ENOSPC : -ENOMEM;
 	spares->nr_dead = 0;
-	spares->nr = n ? kmem_cache_alloc_bulk(tw_timer_cache, TW_GFP, n,
+	/* Within the timers' share of the memory cgroup (tw_memcg.c). */
+	m = tw_memcg_allow(atomic_long_read(&c->user->timers), n, TW_TIMER_COST);
+	spares->nr = m ? kmem_cache_alloc_bulk(tw_timer_cache, TW_GFP, m,
 					       (void **)spares->t) : 0;
 	if (spares->nr < n)
 		spares->err = -ENOMEM;

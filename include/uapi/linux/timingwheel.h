@@ -96,7 +96,7 @@ struct twheel_info {
 	__u32	abi_version;	/* TWHEEL_ABI_VERSION of the module */
 	__u64	features;	/* TWHEEL_FEATURE_* */
 	__u64	resolution_ns;
-	__u64	range_ns;	/* the furthest ahead a timer can be started */
+	__u64	range_ns;	/* now + this: the furthest due time a start takes */
 	__u64	max_timers;	/* the limit on this file's timers */
 	__u64	user_timers;	/* timers held by this file's user, all files */
 	__u64	max_user_timers; /* the limit on those */

@@ -44,6 +44,7 @@
 #define MAX_TIMERS_PARAM PARAMS "max_timers"
 #define MAX_USER_TIMERS_PARAM PARAMS "max_user_timers"
 #define MAX_USER_FILES_PARAM PARAMS "max_user_files"
+#define MEMCG_PCT_PARAM	PARAMS "memcg_max_percent"
 #define RES_NS		(1 * MS)
 /*
  * What a file without timers may hold, on 64-bit: uapi.rst's C, the
@@ -290,6 +291,39 @@ static void t_duplicate_and_unknown(struct __test_metadata *_metadata)
 	close(fd);
 }
 
+/*
+ * range_ns is the exact reach: an absolute start at the snapshot's now +
+ * range_ns, a whole tick, is accepted, and one a tick later is not.  At
+ * 1 s a tick the reach is KTIME_MAX's, and ends at the last whole tick
+ * before it; at 1 us it is the wheel's.
+ */
+static void check_reach(struct __test_metadata *_metadata, uint32_t clockid,
+			uint64_t res)
+{
+	int fd = tw_open(0);
+	struct twheel_info i;
+	uint64_t end;
+
+	EXPECT_TRUE(set_config(fd, clockid, res) == 0);
+	i = info(fd);
+	end = i.now + i.range_ns;
+	EXPECT_TRUE(end % res == 0 && end <= (uint64_t)INT64_MAX)
+		TH_LOG("clock %u res %llu: now + range_ns %llu", clockid,
+		       (unsigned long long)res, (unsigned long long)end);
+	if (res == TWHEEL_MAX_RESOLUTION_NS) {
+		EXPECT_TRUE((uint64_t)INT64_MAX - end < res)
+			TH_LOG("%llu short of KTIME_MAX",
+			       (unsigned long long)((uint64_t)INT64_MAX - end));
+	}
+	EXPECT_TRUE(start(fd, 1, end, 0, TWHEEL_TIMER_ABSTIME) == 0)
+		TH_LOG("clock %u res %llu: a start at now + range_ns refused",
+		       clockid, (unsigned long long)res);
+	EXPECT_TRUE(start(fd, 2, end + res, 0, TWHEEL_TIMER_ABSTIME) == -ERANGE)
+		TH_LOG("clock %u res %llu: a start a tick beyond accepted",
+		       clockid, (unsigned long long)res);
+	close(fd);
+}
+
 static void t_ranges(struct __test_metadata *_metadata)
 {
 	int fd = tw_open(0);
@@ -312,6 +346,11 @@ static void t_ranges(struct __test_metadata *_metadata)
 	EXPECT_TRUE(start(fd, 2, i.range_ns - day, 0, 0) == 0);
 	EXPECT_TRUE(info(fd).pending == 1);
 	close(fd);
+
+	check_reach(_metadata, CLOCK_MONOTONIC, TWHEEL_MAX_RESOLUTION_NS);
+	check_reach(_metadata, CLOCK_BOOTTIME, TWHEEL_MAX_RESOLUTION_NS);
+	check_reach(_metadata, CLOCK_MONOTONIC, 33000);
+	check_reach(_metadata, CLOCK_MONOTONIC, TWHEEL_MIN_RESOLUTION_NS);
 }
 
 static void t_limit(struct __test_metadata *_metadata)
@@ -1323,28 +1362,12 @@ static int join(const char *cg)
 	return put_file(cg, "cgroup.procs", pid);
 }
 
-/* The neighbour: 40 MiB of its own memory in @cg, then wait to be killed. */
 /*
- * Make this process's memory its own before it joins a cgroup it will fill
- * to the limit.  Otherwise its first write, at the limit, to a page it
- * still shares with its parent since fork(), or to a stack page it never
- * used, is a page fault charged there, and the OOM killer takes the very
- * process the test requires to survive, through no allocation of the
- * module's (a start's deeper stack frame did this once, on 6.12-rt).  So
- * touch a deep stack and lock every page: mlockall() breaks copy-on-write.
+ * The neighbour: @mib MiB of its own memory in @cg, faulted in there as
+ * any process's, then wait to be killed.
  */
-static void own_memory(void)
-{
-	char stack[256 << 10];
-
-	memset(stack, 0, sizeof(stack));
-	/* The stores must happen although nothing reads them. */
-	__asm__ __volatile__("" : : "r"(stack) : "memory");
-	errno = 0;
-	mlockall(MCL_CURRENT);
-}
-
-static pid_t neighbour(struct __test_metadata *_metadata, const char *cg)
+static pid_t neighbour(struct __test_metadata *_metadata, const char *cg,
+		       size_t mib)
 {
 	int ready[2];
 	pid_t pid;
@@ -1353,7 +1376,7 @@ static pid_t neighbour(struct __test_metadata *_metadata, const char *cg)
 	EXPECT_TRUE(pipe(ready) == 0);
 	pid = fork();
 	if (!pid) {
-		size_t n = 40 << 20;
+		size_t n = mib << 20;
 		char *m;
 
 		if (join(cg))
@@ -1375,14 +1398,87 @@ static pid_t neighbour(struct __test_metadata *_metadata, const char *cg)
 }
 
 /*
- * In a cgroup at memory.max, START/BATCH fail with ENOMEM and nobody is
- * OOM-killed: the timer process and a neighbour in the same group survive.
- * The timer process touches no new memory after its first start, so that
- * only the driver's allocations meet the limit.
+ * What a process does next, once START failed: @mib MiB of new memory,
+ * a file opened and read, the device opened again (the share is its
+ * user's: a start there fails too).  0, or the step that failed.
+ */
+static int carry_on(size_t mib)
+{
+	char buf[256], *m = malloc(mib << 20);
+	int fd, r;
+
+	if (!m)
+		return 10;
+	memset(m, 1, mib << 20);
+	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || read(fd, buf, sizeof(buf)) <= 0)
+		return 11;
+	close(fd);
+	fd = open(DEV, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 12;
+	r = start(fd, 1, 60000 * MS, 0, 0);
+	close(fd);
+	free(m);
+	return r == -ENOMEM ? 0 : 13;
+}
+
+/*
+ * What the timers of a user may take of a cgroup whose memory.max is
+ * @max_mib MiB (uapi.rst, "Limits and the threat model"): @pct percent of
+ * it, in whole pages, at 72 bytes a timer.
+ */
+static uint64_t memcg_share(uint64_t max_mib, uint64_t pct)
+{
+	uint64_t pages = max_mib << (20 - 12);
+
+	return ((pages * pct / 100) << 12) / 72;
+}
+
+/*
+ * The timer process: join @cg, as a process that faults its memory in
+ * where it runs, start timers until START fails, carry on.  Its exit
+ * status: 0, or the step that failed.
+ */
+static int fill_share(struct __test_metadata *_metadata, const char *cg,
+		      uint64_t share)
+{
+	int ok = 0, nospc = 0, i, r = 0, fd;
+	uint64_t held;
+
+	if (join(cg))
+		return 3;
+	fd = open(DEV, O_RDWR);
+	/* Until it fails: 48 MiB holds 699,050 timers. */
+	for (i = 0; i < 1000000 / 4096 && ok == i * 4096 && !nospc; i++)
+		start_many(_metadata, fd, (uint64_t)i * 4096, 4096, 60000 * MS,
+			   0, &ok, &nospc);
+	/* What a batch could not have may still fit one by one. */
+	for (i = 0; i < 4096 && !r; i++)
+		r = start(fd, (1ULL << 40) + i, 60000 * MS, 0, 0);
+	if (ok < 1000 || nospc || r != -ENOMEM)
+		return 5;
+	held = ok + i - 1;
+	r = carry_on(4);
+	if (r)
+		return r;
+	/* Exactly the share: 72 bytes a timer, and not one more. */
+	return held == share ? 0 : 6;
+}
+
+/*
+ * In a cgroup, START/BATCH fail with ENOMEM once the timers hold their
+ * share of memory.max, and the rest stays for the cgroup's processes: the
+ * timer process, which like any process faults its memory in where it
+ * runs, fills its share, then allocates, opens files and starts again,
+ * and neither it nor a neighbour in the same group is OOM-killed.  With
+ * no share (timers up to memory.max) its next page fault met the limit
+ * with nothing to reclaim, and the cgroup's OOM killer took one of them.
  */
 static void t_memcg_enomem(struct __test_metadata *_metadata)
 {
 	const char *cg = "/sys/fs/cgroup/tw-e2e";
+	unsigned long pct;
 	char events[512] = "";
 	pid_t nb, pid;
 	int st, fd;
@@ -1395,29 +1491,19 @@ static void t_memcg_enomem(struct __test_metadata *_metadata)
 	    mkdir(cg, 0755)) {
 		SKIP(return, "no memory controller in this kernel");
 	}
-	EXPECT_TRUE(put_file(cg, "memory.max", "64M") == 0);
+	pct = read_param(MEMCG_PCT_PARAM);
+	EXPECT_TRUE(pct == 50)
+		TH_LOG("memcg_max_percent %lu, not its default", pct);
+	EXPECT_TRUE(put_file(cg, "memory.max", "96M") == 0);
 	put_file(cg, "memory.swap.max", "0");
-	nb = neighbour(_metadata, cg);
+	nb = neighbour(_metadata, cg, 8);
 	pid = fork();
-	if (!pid) {
-		int ok = 0, nospc = 0, i, r = 0;
-
-		own_memory();
-		if (join(cg))
-			_exit(3);
-		fd = open(DEV, O_RDWR);
-		/* Until the limit: 64 MiB holds fewer than 700,000 timers. */
-		for (i = 0; i < 700000 && ok == i * 4096 && !nospc; i++)
-			start_many(_metadata, fd, (uint64_t)i * 4096, 4096, 60000 * MS,
-				   0, &ok, &nospc);
-		/* What a batch could not have may still fit one by one. */
-		for (i = 0; i < 4096 && !r; i++)
-			r = start(fd, (1ULL << 40) + i, 60000 * MS, 0, 0);
-		_exit(ok > 1000 && !nospc && r == -ENOMEM ? 0 : 1);
-	}
+	if (!pid)
+		_exit(fill_share(_metadata, cg, memcg_share(96, pct)));
 	EXPECT_TRUE(waitpid(pid, &st, 0) == pid);
 	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
-		TH_LOG("the timer process: %s %d", WIFSIGNALED(st) ? "killed by" : "exit",
+		TH_LOG("the timer process: %s %d (3 join, 5 fill, 6 not the share, 1x after)",
+		       WIFSIGNALED(st) ? "killed by" : "exit",
 		       WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
 	EXPECT_TRUE(waitpid(nb, &st, WNOHANG) == 0)
 		TH_LOG("the neighbour died");
