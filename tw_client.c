@@ -100,11 +100,13 @@
  * takes it per TW_CHUNK entries, a read per TW_CHUNK / 2 events, the
  * hrtimer callback for at most expiry_batch expiries, and GET_INFO looks
  * at no more than TW_INFO_SCAN timers per wheel level.  Nothing is
- * allocated or freed under it: the timers a chunk's starts need, and the
- * memory the id index grows into, are got before it is taken, and the
- * timers its stops free, with the index segment they let go
- * (tw_ids_release_seg()), go back after it is dropped; a smaller index
- * directory is got and the larger freed the same way.
+ * allocated under it: the timers a chunk's starts need, and the memory
+ * the id index grows into, are got before it is taken.  What a chunk's
+ * stops free, with the index segment they let go (tw_ids_release_seg()),
+ * goes back after it is dropped, and a smaller index directory is got
+ * and the larger freed the same way; only read() gives the timers of the
+ * events it delivered back to the slab under it, one read chunk at a
+ * time (kmem_cache_free() does not sleep).
  *
  * read() holds tw_client.read_mutex across the copy to userspace, so that
  * concurrent readers see events in order; it never holds it while waiting
@@ -353,7 +355,7 @@ found:
 	if (u->files >= READ_ONCE(max_user_files))
 		err = -EMFILE;
 	else
-		u->files++;
+		WRITE_ONCE(u->files, u->files + 1);
 	/* A new entry is only left behind with a file counted. */
 	if (err && !u->files) {
 		hash_del(&u->node);
@@ -367,7 +369,8 @@ found:
 static void tw_user_put(struct tw_user *u)
 {
 	spin_lock(&tw_users_lock);
-	if (--u->files) {
+	WRITE_ONCE(u->files, u->files - 1);
+	if (u->files) {
 		u = NULL;
 	} else {
 		WARN_ON_ONCE(atomic_long_read(&u->timers));
@@ -906,6 +909,21 @@ static void tw_apply(struct tw_client *c, struct twheel_op *ops, unsigned int n,
 		tw_wake_readers(c);
 }
 
+/* What one timer costs its memory cgroup, its charge's pointer included. */
+#define TW_MEMCG_TIMER_COST	(TW_TIMER_COST + TW_MEMCG_OBJ_EXTRA)
+
+/*
+ * What @u holds, for the memory cgroups' share (tw_memcg.c): its files,
+ * and @timers timers.  @u->files is read without tw_users_lock: a file
+ * opened or closed meanwhile moves the answer by one file, as a racing
+ * call could anyway.
+ */
+static u64 tw_memcg_used(const struct tw_user *u, long timers)
+{
+	return (u64)READ_ONCE(u->files) * TW_MEMCG_FILE_COST +
+	       (u64)max(timers, 0L) * TW_MEMCG_TIMER_COST;
+}
+
 /*
  * Preallocate timers for @starts starts, as many as the user's limit, the
  * timers' share of its memory cgroups and memory allow; a start left
@@ -915,11 +933,13 @@ static void tw_alloc_spares(struct tw_client *c, unsigned int starts,
 			    struct tw_spares *spares)
 {
 	unsigned int n = tw_user_charge(c->user, starts), m;
+	u64 room = tw_memcg_room(), used;
 
 	spares->err = n < starts ? -ENOSPC : -ENOMEM;
 	spares->nr_dead = 0;
-	/* Within the timers' share of the memory cgroup (tw_memcg.c). */
-	m = tw_memcg_allow(atomic_long_read(&c->user->timers), n, TW_TIMER_COST);
+	/* Within the share of the memory cgroups (tw_memcg.c). */
+	used = tw_memcg_used(c->user, atomic_long_read(&c->user->timers) - n);
+	m = room <= used ? 0 : min_t(u64, n, div64_u64(room - used, TW_MEMCG_TIMER_COST));
 	spares->nr = m ? kmem_cache_alloc_bulk(tw_timer_cache, TW_GFP, m,
 					       (void **)spares->t) : 0;
 	if (spares->nr < n)
@@ -1411,6 +1431,11 @@ struct tw_client *tw_client_create(void)
 		ret = PTR_ERR(c->user);
 		goto err_free;
 	}
+	/* A file counts in the memory cgroups' share too (tw_memcg.c). */
+	ret = -ENOMEM;
+	if (tw_memcg_used(c->user, atomic_long_read(&c->user->timers)) >
+	    tw_memcg_room())
+		goto err_put_user;
 	ret = tw_ids_create(&c->ids, TW_GFP);
 	if (ret)
 		goto err_put_user;

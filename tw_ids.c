@@ -457,7 +457,13 @@ struct tw_id_seg **tw_ids_swap_dir(struct tw_ids *ids, struct tw_id_seg **dir,
 	struct tw_id_seg **old = ids->dir;
 	unsigned int i;
 
-	if (dir_size <= ids->dir_size && dir_size != tw_ids_smaller_dir(ids))
+	/*
+	 * Only the size the index wants now: a preparation made before a
+	 * shrink (or a growth) that another call committed meanwhile is stale.
+	 */
+	if (dir_size > ids->dir_size ?
+	    !tw_ids_want_dir(ids) || dir_size != 2 * ids->dir_size :
+	    dir_size != tw_ids_smaller_dir(ids))
 		return dir;
 	for (i = 0; i < ids->nr_segs; i++)
 		dir[i] = old[i];

@@ -546,6 +546,31 @@ static void tw_ids_test_no_thrash(struct kunit *test)
 	tw_ids_check_buckets(test, ids);
 }
 
+/*
+ * A directory prepared before another call changed the index is stale:
+ * the index takes only the size it wants when the swap is made.
+ */
+static void tw_ids_test_stale_dir(struct kunit *test)
+{
+	struct tw_ids_fixture *fx = tw_ids_fixture_new(test, TW_IDS_DIR_MIN, 1);
+	struct tw_ids *ids = &fx->ids;
+	unsigned int size = ids->dir_size;
+	struct tw_id_seg **dir;
+
+	dir = kunit_kcalloc(test, 4 * size, sizeof(*dir), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dir);
+	/* Not full: no larger directory, of any size, is taken. */
+	KUNIT_ASSERT_FALSE(test, tw_ids_want_dir(ids));
+	KUNIT_EXPECT_PTR_EQ(test, tw_ids_swap_dir(ids, dir, 2 * size), dir);
+	KUNIT_EXPECT_PTR_EQ(test, tw_ids_swap_dir(ids, dir, 4 * size), dir);
+	/* At its smallest: no smaller one either. */
+	KUNIT_EXPECT_EQ(test, tw_ids_smaller_dir(ids), 0U);
+	KUNIT_EXPECT_PTR_EQ(test, tw_ids_swap_dir(ids, dir, size / 2), dir);
+	KUNIT_EXPECT_EQ(test, ids->dir_size, size);
+	KUNIT_EXPECT_PTR_NE(test, ids->dir, dir);
+	tw_ids_check_buckets(test, ids);
+}
+
 static struct kunit_case tw_ids_cases[] = {
 	KUNIT_CASE(tw_ids_test_find_insert_remove),
 	KUNIT_CASE(tw_ids_test_take),
@@ -555,6 +580,7 @@ static struct kunit_case tw_ids_cases[] = {
 	KUNIT_CASE(tw_ids_test_drain),
 	KUNIT_CASE(tw_ids_test_grow_shrink_grow),
 	KUNIT_CASE(tw_ids_test_no_thrash),
+	KUNIT_CASE(tw_ids_test_stale_dir),
 	KUNIT_CASE(tw_ids_test_model),
 	{}
 };

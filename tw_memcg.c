@@ -40,12 +40,10 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/page_counter.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 
 #include "tw_memcg.h"
-
-/* What the memory cgroup adds to each object it charges. */
-#define TW_MEMCG_OBJ_EXTRA	sizeof(void *)
 
 static unsigned int memcg_max_percent = 50;
 module_param(memcg_max_percent, uint, 0644);
@@ -53,53 +51,44 @@ MODULE_PARM_DESC(memcg_max_percent,
 		 "most timers may take of a memory cgroup's memory.max, in % (default 50, 0: no limit)");
 
 /*
- * How many timers of @bytes each fit in @pct percent of @memcg's own
- * memory.max; ULONG_MAX if it has no limit.
+ * @pct percent of @memcg's own memory.max, in bytes; U64_MAX if it has no
+ * limit.  memory.max is read as mm/memcontrol.c writes it (xchg), from the
+ * struct page_counter that <linux/memcontrol.h> gives every kernel since
+ * 5.x, 6.1 and 6.12 alike.
  */
-static unsigned long tw_memcg_share(struct mem_cgroup *memcg, unsigned int pct,
-				    size_t bytes)
+static u64 tw_memcg_share(struct mem_cgroup *memcg, unsigned int pct)
 {
 	unsigned long max = READ_ONCE(memcg->memory.max);
-	u64 share;
 
 	if (max >= PAGE_COUNTER_MAX)
-		return ULONG_MAX;
+		return U64_MAX;
 	/* Below 2^51 pages times 100: no overflow, nor once in bytes. */
-	share = div_u64((u64)max * pct, 100) << PAGE_SHIFT;
-	return min_t(u64, div64_u64(share, bytes), ULONG_MAX);
+	return div_u64((u64)max * pct, 100) << PAGE_SHIFT;
 }
 
 /**
- * tw_memcg_allow - how many more timers the caller's memory cgroups allow
- * @held: the timers of the caller's user, all its files, these @n included
- * @n:    the timers about to be allocated for a chunk's starts
- * @cost: what one timer pins besides the memory cgroup's own pointer to it
+ * tw_memcg_room - what the caller's memory cgroups let one user's timers
+ *                 and files hold
  *
- * Looks at the caller's memory cgroup and each of its ancestors: @held
- * timers of @cost plus TW_MEMCG_OBJ_EXTRA bytes must stay within
- * memcg_max_percent of each one's memory.max ("DOC: The timers' share of
- * a memory cgroup").
+ * Looks at the calling task's memory cgroup and each of its ancestors
+ * ("DOC: The timers' share of a memory cgroup").
  *
  * Context: process context.
- * Return: how many of the @n it allows, the first ones; 0 to @n.  The
- * starts beyond them fail with -ENOMEM.
+ * Return: the least memcg_max_percent share of their memory.max, in bytes;
+ * U64_MAX where none sets one.
  */
-unsigned int tw_memcg_allow(unsigned long held, unsigned int n, size_t cost)
+u64 tw_memcg_room(void)
 {
 	unsigned int pct = min(READ_ONCE(memcg_max_percent), 100U);
-	unsigned long room = ULONG_MAX, before = held > n ? held - n : 0;
-	struct mem_cgroup *memcg, *m;
+	struct mem_cgroup *m;
+	u64 room = U64_MAX;
 
-	if (!pct || !n || mem_cgroup_disabled())
-		return n;
-	memcg = get_mem_cgroup_from_mm(current->mm);
-	if (!memcg)
-		return n;
-	/* The caller's reference to @memcg pins its ancestors. */
-	for (m = memcg; m; m = parent_mem_cgroup(m))
-		room = min(room, tw_memcg_share(m, pct, cost + TW_MEMCG_OBJ_EXTRA));
-	mem_cgroup_put(memcg);
-	if (room <= before)
-		return 0;
-	return min_t(unsigned long, n, room - before);
+	if (!pct || mem_cgroup_disabled())
+		return U64_MAX;
+	/* RCU keeps the task's cgroup and, through it, its ancestors. */
+	rcu_read_lock();
+	for (m = mem_cgroup_from_task(current); m; m = parent_mem_cgroup(m))
+		room = min(room, tw_memcg_share(m, pct));
+	rcu_read_unlock();
+	return room;
 }

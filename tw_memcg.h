@@ -8,15 +8,24 @@
 #ifndef _TW_MEMCG_H
 #define _TW_MEMCG_H
 
+#include <linux/limits.h>
+#include <linux/sizes.h>
 #include <linux/types.h>
 
+/* What the memory cgroup adds to each object it charges. */
+#define TW_MEMCG_OBJ_EXTRA	sizeof(void *)
+/*
+ * A file's own memory, counted in the share: no less than the 16,440
+ * bytes a file may hold beside its timers (uapi.rst).
+ */
+#define TW_MEMCG_FILE_COST	(SZ_16K + 64)
+
 #ifdef CONFIG_MEMCG
-unsigned int tw_memcg_allow(unsigned long held, unsigned int n, size_t cost);
+u64 tw_memcg_room(void);
 #else
-static inline unsigned int tw_memcg_allow(unsigned long held, unsigned int n,
-					  size_t cost)
+static inline u64 tw_memcg_room(void)
 {
-	return n;
+	return U64_MAX;
 }
 #endif
 
