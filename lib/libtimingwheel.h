@@ -26,6 +26,18 @@ extern "C" {
 
 #define TIMINGWHEEL_DEVICE	"/dev/timingwheel"
 
+/*
+ * The clockid of timingwheel_open(3) and timingwheel_config(3) that asks
+ * for the default clock, CLOCK_MONOTONIC.  (In libtimingwheel 0.1.0 a
+ * clockid of 0 meant that; 0 is CLOCK_REALTIME, now refused: -EINVAL.)
+ * -1 can never be a valid clockid: a negative clockid is a CPU-time clock
+ * (low 3 bits: bit 2 per-thread, bits 0-1 which clock, 0 to 2) or, with
+ * low bits 3, a file descriptor's clock; -1's low bits are 7, a per-thread
+ * clock number 3, which the kernel refuses (clock_gettime(-1, ...) fails
+ * with EINVAL).
+ */
+#define TIMINGWHEEL_CLOCK_DEFAULT	((clockid_t)-1)
+
 /* twheel_op.result of a batch entry the kernel did not get to. */
 #define TIMINGWHEEL_RESULT_NONE	INT32_MIN
 

@@ -12,17 +12,20 @@
 
 static const char *const tw_errors[] = {
 	[EPERM]		= "operation not permitted",
-	[ENOENT]	= "no such timer (stopped, or its last event read); from open: no device",
-	[EINTR]		= "interrupted by a signal; a batch applied the entries before it",
+	[ENOENT]	=
+		"no such timer (stopped, or its last event read); from open: no /dev/timingwheel, module not loaded (modprobe timingwheel)",
+	[EINTR]		= "a blocking read was interrupted by a signal",
 	[EIO]		= "the device returned a partial event record",
 	[EBADF]		= "not an open file descriptor",
 	[EAGAIN]	= "no event waiting on a non-blocking file",
 	[ENOMEM]	= "out of memory, or the memory cgroup is at its limit",
-	[EACCES]	= "permission denied opening the device",
+	[EACCES]	=
+		"permission denied opening /dev/timingwheel: see the udev rule and group in packaging.rst",
 	[EFAULT]	= "a bad pointer was passed to the device",
 	[EBUSY]		= "its event is being read now (retry); or config after the first timer",
 	[EEXIST]	= "the timer id is in use; TWHEEL_TIMER_REPLACE re-arms it",
-	[ENODEV]	= "the timingwheel device is not available",
+	[ENODEV]	=
+		"no timingwheel device behind /dev/timingwheel: module not loaded (modprobe timingwheel)",
 	[EINVAL]	= "unknown flag or op, reserved field set, bad clock, resolution, interval",
 	[EMFILE]	= "too many open files: the user's max_user_files, or the process's limit",
 	[ENOTTY]	= "not a timingwheel file, or an ioctl this module does not know",

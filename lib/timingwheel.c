@@ -22,13 +22,33 @@ static int tw_ioctl(int fd, unsigned long cmd, void *arg)
 	return ret < 0 ? -errno : ret;
 }
 
+/*
+ * What the device would refuse with EINVAL, refused here first, so that the
+ * error is right without the device (timingwheel_open() checks before it
+ * opens); and TIMINGWHEEL_CLOCK_DEFAULT made the clock it stands for.
+ */
+static int tw_check_config(clockid_t *clockid, uint64_t resolution_ns)
+{
+	if (*clockid == TIMINGWHEEL_CLOCK_DEFAULT)
+		*clockid = CLOCK_MONOTONIC;
+	if (*clockid != CLOCK_MONOTONIC && *clockid != CLOCK_BOOTTIME)
+		return -EINVAL;
+	if (resolution_ns && (resolution_ns < TWHEEL_MIN_RESOLUTION_NS ||
+			      resolution_ns > TWHEEL_MAX_RESOLUTION_NS))
+		return -EINVAL;
+	return 0;
+}
+
 TW_EXPORT int timingwheel_config(int fd, clockid_t clockid,
 				 uint64_t resolution_ns)
 {
 	struct twheel_config cfg;
+	int ret = tw_check_config(&clockid, resolution_ns);
 
+	if (ret)
+		return ret;
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.clockid = clockid ? clockid : CLOCK_MONOTONIC;
+	cfg.clockid = clockid;
 	cfg.resolution_ns = resolution_ns;
 	return tw_ioctl(fd, TWHEEL_IOC_SET_CONFIG, &cfg);
 }
@@ -36,16 +56,21 @@ TW_EXPORT int timingwheel_config(int fd, clockid_t clockid,
 TW_EXPORT int timingwheel_open(clockid_t clockid, uint64_t resolution_ns,
 			       int flags)
 {
+	clockid_t clock = clockid;
 	int fd, ret;
 
 	if (flags & ~(O_NONBLOCK | O_CLOEXEC))
 		return -EINVAL;
+	ret = tw_check_config(&clock, resolution_ns);
+	if (ret)
+		return ret;
 	fd = open(TIMINGWHEEL_DEVICE, O_RDWR | flags);
 	if (fd < 0)
 		return -errno;
-	if (!clockid && !resolution_ns)
+	/* A new client has the default clock and resolution already. */
+	if (clockid == TIMINGWHEEL_CLOCK_DEFAULT && !resolution_ns)
 		return fd;
-	ret = timingwheel_config(fd, clockid, resolution_ns);
+	ret = timingwheel_config(fd, clock, resolution_ns);
 	if (ret < 0) {
 		close(fd);
 		return ret;
@@ -228,6 +253,8 @@ TW_EXPORT uint64_t timingwheel_now(clockid_t clockid)
 {
 	struct timespec ts;
 
+	if (clockid == TIMINGWHEEL_CLOCK_DEFAULT)
+		clockid = CLOCK_MONOTONIC;
 	if (clock_gettime(clockid, &ts))
 		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;

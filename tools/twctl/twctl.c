@@ -27,6 +27,7 @@
 #define NSEC_PER_MSEC	1000000ULL
 #define EVENT_BUF	16
 #define EXIT_USAGE	2
+#define PACKAGING_RST	"Documentation/timingwheel/packaging.rst"
 
 struct twctl {
 	int		fd;
@@ -107,6 +108,27 @@ static int op_error(const char *what, uint64_t id, int err)
 static const char *clock_name(clockid_t clockid)
 {
 	return clockid == CLOCK_BOOTTIME ? "boottime" : "monotonic";
+}
+
+/*
+ * What a failed timingwheel_open() means: open(2)'s errors have their own
+ * remedies (timingwheel_open(3)), where timingwheel_strerror() must also
+ * cover the same errno from a timer call.
+ */
+static const char *open_error(int err)
+{
+	switch (-err) {
+	case ENOENT:
+	case ENODEV:
+	case ENXIO:
+		return "module not loaded: modprobe timingwheel";
+	case EACCES:
+	case EPERM:
+		return "permission denied: see the udev rule and group in packaging.rst ("
+		       PACKAGING_RST ")";
+	default:
+		return timingwheel_strerror(err);
+	}
 }
 
 /* Signed milliseconds from @base to @t, both ns on the same clock. */
@@ -876,7 +898,7 @@ int main(int argc, char **argv)
 	if (tw.fd < 0) {
 		fprintf(stderr, "twctl: open %s clock=%s resolution_ns=%llu: %s\n",
 			TIMINGWHEEL_DEVICE, clock_name(tw.clockid), (unsigned long long)res,
-			timingwheel_strerror(tw.fd));
+			open_error(tw.fd));
 		return 1;
 	}
 	return run_commands(&tw);

@@ -11,7 +11,10 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <sched.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,7 +46,7 @@ static struct twheel_op big_ops[BIG_BATCH];
 
 static int open_nb(void)
 {
-	int fd = timingwheel_open(0, 0, O_NONBLOCK | O_CLOEXEC);
+	int fd = timingwheel_open(TIMINGWHEEL_CLOCK_DEFAULT, 0, O_NONBLOCK | O_CLOEXEC);
 
 	CHECK(fd >= 0, "open: %s", timingwheel_strerror(fd));
 	return fd;
@@ -62,9 +65,9 @@ static void test_open(void)
 	struct twheel_info info;
 	int fd;
 
-	CHECK_RET(timingwheel_open(0, 0, O_APPEND), -EINVAL);
+	CHECK_RET(timingwheel_open(TIMINGWHEEL_CLOCK_DEFAULT, 0, O_APPEND), -EINVAL);
 	CHECK_RET(timingwheel_open(CLOCK_TAI, 0, 0), -EINVAL);
-	CHECK_RET(timingwheel_open(0, 5, 0), -EINVAL);
+	CHECK_RET(timingwheel_open(TIMINGWHEEL_CLOCK_DEFAULT, 5, 0), -EINVAL);
 	fd = timingwheel_open(CLOCK_BOOTTIME, 100000, O_CLOEXEC);
 	CHECK(fd >= 0, "%s", timingwheel_strerror(fd));
 	if (fd < 0)
@@ -88,7 +91,7 @@ static void test_config(void)
 	int fd = open_nb();
 
 	CHECK_RET(timingwheel_config(fd, CLOCK_BOOTTIME, 0), 0);
-	CHECK_RET(timingwheel_config(fd, 0, 250000), 0);
+	CHECK_RET(timingwheel_config(fd, TIMINGWHEEL_CLOCK_DEFAULT, 250000), 0);
 	CHECK_RET(timingwheel_info(fd, &info), 0);
 	CHECK(info.clockid == CLOCK_MONOTONIC && info.resolution_ns == 250000,
 	      "clockid %u resolution %llu", info.clockid, info.resolution_ns);
@@ -97,6 +100,110 @@ static void test_config(void)
 	CHECK_RET(timingwheel_config(fd, CLOCK_BOOTTIME, 0), -EBUSY);
 	CHECK(strstr(timingwheel_strerror(-EBUSY), "first timer"), "EBUSY text");
 	close(fd);
+}
+
+/* CLOCK_REALTIME is 0, and is refused: it is not the default clock. */
+static void test_clock_realtime(void)
+{
+	struct twheel_info info;
+	int fd;
+
+	CHECK_RET(timingwheel_open(CLOCK_REALTIME, 0, 0), -EINVAL);
+	CHECK_RET(timingwheel_open(CLOCK_REALTIME, 0, O_NONBLOCK | O_CLOEXEC), -EINVAL);
+	CHECK_RET(timingwheel_open(CLOCK_REALTIME, 250000, 0), -EINVAL);
+	fd = open_nb();
+	CHECK_RET(timingwheel_config(fd, CLOCK_BOOTTIME, 500000), 0);
+	CHECK_RET(timingwheel_config(fd, CLOCK_REALTIME, 0), -EINVAL);
+	CHECK_RET(timingwheel_config(fd, CLOCK_REALTIME, 250000), -EINVAL);
+	/* Nothing of a refused config was applied. */
+	CHECK_RET(timingwheel_info(fd, &info), 0);
+	CHECK(info.clockid == CLOCK_BOOTTIME && info.resolution_ns == 500000,
+	      "clockid %u resolution %llu", info.clockid, info.resolution_ns);
+	close(fd);
+}
+
+/* TIMINGWHEEL_CLOCK_DEFAULT: CLOCK_MONOTONIC, with or without a resolution. */
+static void test_clock_default(void)
+{
+	struct twheel_info info;
+	int fd = timingwheel_open(TIMINGWHEEL_CLOCK_DEFAULT, 0, O_CLOEXEC);
+
+	CHECK(fd >= 0, "%s", timingwheel_strerror(fd));
+	if (fd < 0)
+		return;
+	CHECK_RET(timingwheel_info(fd, &info), 0);
+	CHECK(info.clockid == CLOCK_MONOTONIC, "clockid %u", info.clockid);
+	close(fd);
+	fd = timingwheel_open(TIMINGWHEEL_CLOCK_DEFAULT, 250000, O_CLOEXEC);
+	CHECK(fd >= 0, "%s", timingwheel_strerror(fd));
+	if (fd < 0)
+		return;
+	CHECK_RET(timingwheel_info(fd, &info), 0);
+	CHECK(info.clockid == CLOCK_MONOTONIC && info.resolution_ns == 250000,
+	      "clockid %u resolution %llu", info.clockid, info.resolution_ns);
+	close(fd);
+	CHECK(timingwheel_now(TIMINGWHEEL_CLOCK_DEFAULT) >= info.now, "now");
+}
+
+/*
+ * A refused argument is refused before the device is touched: a config on
+ * no file fails with EINVAL, not EBADF; and with /dev hidden by a tmpfs in
+ * a mount namespace of its own, a child sees EINVAL for a bad open and
+ * ENOENT, "module not loaded", for a good one.
+ */
+static void test_args_before_open(void)
+{
+	const clockid_t def = TIMINGWHEEL_CLOCK_DEFAULT;
+	int status, bad = 0;
+	pid_t pid;
+
+	CHECK_RET(timingwheel_open(def, TWHEEL_MIN_RESOLUTION_NS - 1, 0), -EINVAL);
+	CHECK_RET(timingwheel_open(def, TWHEEL_MAX_RESOLUTION_NS + 1, 0), -EINVAL);
+	CHECK_RET(timingwheel_open(CLOCK_BOOTTIME, TWHEEL_MAX_RESOLUTION_NS + 1, 0),
+		  -EINVAL);
+	CHECK_RET(timingwheel_config(-1, def, TWHEEL_MAX_RESOLUTION_NS + 1), -EINVAL);
+	CHECK_RET(timingwheel_config(-1, CLOCK_REALTIME, 0), -EINVAL);
+	CHECK_RET(timingwheel_config(-1, def, TWHEEL_MAX_RESOLUTION_NS), -EBADF);
+
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0, "fork: %s", strerror(errno));
+	if (pid < 0)
+		return;
+	if (!pid) {
+		if (unshare(CLONE_NEWNS) ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount("tw_libtest", "/dev", "tmpfs", 0, NULL)) {
+			printf("# no mount namespace to hide /dev in (%s): skipped\n",
+			       strerror(errno));
+			_exit(0);
+		}
+		bad += timingwheel_open(CLOCK_REALTIME, 0, 0) != -EINVAL;
+		bad += timingwheel_open(def, TWHEEL_MAX_RESOLUTION_NS + 1, 0) != -EINVAL;
+		bad += timingwheel_open(def, 0, O_CLOEXEC) != -ENOENT;
+		bad += timingwheel_open(CLOCK_BOOTTIME, TWHEEL_MIN_RESOLUTION_NS, 0) != -ENOENT;
+		if (bad)
+			printf("# without the device: %d opens failed otherwise\n", bad);
+		fflush(stdout);
+		_exit(bad ? 1 : 0);
+	}
+	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	      !WEXITSTATUS(status), "child status %#x", status);
+}
+
+/* What an open's errors mean, and ENOENT's meaning for a timer kept. */
+static void test_strerror_open(void)
+{
+	const char *enoent = timingwheel_strerror(-ENOENT);
+
+	CHECK(strstr(enoent, "no such timer"), "ENOENT: %s", enoent);
+	CHECK(strstr(enoent, "module not loaded (modprobe timingwheel)"), "ENOENT: %s",
+	      enoent);
+	CHECK(strstr(timingwheel_strerror(-ENODEV), "modprobe timingwheel"), "ENODEV");
+	CHECK(strstr(timingwheel_strerror(-EACCES), "udev rule and group in packaging.rst"),
+	      "EACCES: %s", timingwheel_strerror(-EACCES));
+	CHECK(!strstr(timingwheel_strerror(-EINTR), "batch"), "EINTR: %s",
+	      timingwheel_strerror(-EINTR));
 }
 
 static void test_info(void)
@@ -198,7 +305,7 @@ static void test_read(void)
 static void test_read_blocking(void)
 {
 	struct twheel_event ev;
-	int fd = timingwheel_open(0, 0, 0);
+	int fd = timingwheel_open(TIMINGWHEEL_CLOCK_DEFAULT, 0, 0);
 	uint64_t t0;
 
 	CHECK(fd >= 0, "%s", timingwheel_strerror(fd));
@@ -216,7 +323,7 @@ static void test_slack(void)
 	const uint64_t slack = 20 * MS;
 	struct twheel_info info;
 	struct twheel_event ev;
-	int fd = timingwheel_open(0, 0, 0), i;
+	int fd = timingwheel_open(TIMINGWHEEL_CLOCK_DEFAULT, 0, 0), i;
 	uint64_t asked;
 
 	CHECK_RET(timingwheel_info(fd, &info), 0);
@@ -321,6 +428,10 @@ static const struct {
 } cases[] = {
 	{ "open", test_open },
 	{ "config", test_config },
+	{ "clock_realtime", test_clock_realtime },
+	{ "clock_default", test_clock_default },
+	{ "args_before_open", test_args_before_open },
+	{ "strerror_open", test_strerror_open },
 	{ "info", test_info },
 	{ "start_stop_query", test_start_stop_query },
 	{ "errors", test_errors },
