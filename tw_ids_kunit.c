@@ -270,11 +270,18 @@ static void tw_ids_test_withheld_segments(struct kunit *test)
 	for (i = 0; i < n; i++)
 		KUNIT_ASSERT_PTR_EQ(test, tw_ids_find(ids, i * 7919ULL), &fx->nodes[i]);
 
-	/* Each segment splits every bucket it brings, at once. */
-	dir = kunit_kcalloc(test, 8, sizeof(*dir), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, dir);
-	tw_ids_swap_dir(ids, dir, 8);
+	/*
+	 * Each segment splits every bucket it brings, at once; a full
+	 * directory takes one twice its size.
+	 */
 	for (i = 2; i <= TW_IDS_MAX_LOAD; i++) {
+		if (tw_ids_want_dir(ids)) {
+			unsigned int size = 2 * ids->dir_size;
+
+			dir = kunit_kcalloc(test, size, sizeof(*dir), GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, dir);
+			KUNIT_ASSERT_PTR_NE(test, tw_ids_swap_dir(ids, dir, size), dir);
+		}
 		KUNIT_ASSERT_TRUE(test, tw_ids_add_seg(ids, tw_ids_test_seg(test), 0));
 		KUNIT_EXPECT_EQ(test, tw_ids_buckets(ids), i * TW_IDS_SEG_SIZE);
 		KUNIT_EXPECT_FALSE(test, tw_ids_overloaded(ids));
