@@ -1473,6 +1473,80 @@ static int fill_share(struct __test_metadata *_metadata, const char *cg,
 	return held == share ? 0 : 6;
 }
 
+/* Make cgroup @cg under the memory controller: NULL, or why it cannot. */
+static const char *memcg_make(const char *cg)
+{
+	mkdir("/sys/fs/cgroup", 0755);
+	if (mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL) && errno != EBUSY)
+		return "no cgroup2 in this kernel";
+	rmdir(cg);
+	if (put_file("/sys/fs/cgroup", "cgroup.subtree_control", "+memory") ||
+	    mkdir(cg, 0755))
+		return "no memory controller in this kernel";
+	return NULL;
+}
+
+/* Fault in what the process will touch, so that it is charged elsewhere. */
+static void own_memory(void)
+{
+	char stack[256 << 10];
+
+	memset(stack, 0, sizeof(stack));
+	/* The stores must happen although nothing reads them. */
+	__asm__ __volatile__("" : : "r"(stack) : "memory");
+	errno = 0;
+	mlockall(MCL_CURRENT);
+}
+
+/*
+ * The second line of defence, with no share (memcg_max_percent 0): the
+ * timers' own charge at memory.max fails, and START gets ENOMEM, rather
+ * than the cgroup's OOM killer running on their behalf.  The process owns
+ * its pages before it joins, so that only the timers are charged there.
+ */
+static void t_memcg_charge_fails(struct __test_metadata *_metadata)
+{
+	const char *cg = "/sys/fs/cgroup/tw-e2e-noshare", *why;
+	unsigned long pct = read_param(MEMCG_PCT_PARAM);
+	char events[512] = "";
+	int st, fd, ok = 0, nospc = 0, i, r = 0;
+	pid_t pid;
+
+	why = memcg_make(cg);
+	if (why)
+		SKIP(return, "%s", why);
+	EXPECT_TRUE(put_file(cg, "memory.max", "32M") == 0);
+	put_file(cg, "memory.swap.max", "0");
+	write_param(MEMCG_PCT_PARAM, 0);
+	pid = fork();
+	if (!pid) {
+		own_memory();
+		if (join(cg))
+			_exit(3);
+		fd = open(DEV, O_RDWR);
+		/* 32 MiB holds fewer than 500,000 timers. */
+		for (i = 0; i < 500000 / 4096 && ok == i * 4096 && !nospc; i++)
+			start_many(_metadata, fd, (uint64_t)i * 4096, 4096,
+				   60000 * MS, 0, &ok, &nospc);
+		for (i = 0; i < 4096 && !r; i++)
+			r = start(fd, (1ULL << 40) + i, 60000 * MS, 0, 0);
+		_exit(ok > 1000 && !nospc && r == -ENOMEM ? 0 : 1);
+	}
+	EXPECT_TRUE(waitpid(pid, &st, 0) == pid);
+	write_param(MEMCG_PCT_PARAM, pct);
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		TH_LOG("the timer process: %s %d", WIFSIGNALED(st) ? "killed by" : "exit",
+		       WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+	fd = open("/sys/fs/cgroup/tw-e2e-noshare/memory.events", O_RDONLY);
+	if (fd >= 0) {
+		EXPECT_TRUE(read(fd, events, sizeof(events) - 1) > 0);
+		close(fd);
+	}
+	EXPECT_TRUE(!!strstr(events, "oom_kill 0\n"))
+		TH_LOG("memory.events: %s", events);
+	rmdir(cg);
+}
+
 /*
  * In a cgroup, START/BATCH fail with ENOMEM once the timers hold their
  * share of memory.max, and the rest stays for the cgroup's processes: the
@@ -1484,20 +1558,15 @@ static int fill_share(struct __test_metadata *_metadata, const char *cg,
  */
 static void t_memcg_enomem(struct __test_metadata *_metadata)
 {
-	const char *cg = "/sys/fs/cgroup/tw-e2e";
+	const char *cg = "/sys/fs/cgroup/tw-e2e", *why;
 	unsigned long pct;
 	char events[512] = "";
 	pid_t nb, pid;
 	int st, fd;
 
-	mkdir("/sys/fs/cgroup", 0755);
-	if (mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL) && errno != EBUSY)
-		SKIP(return, "no cgroup2 in this kernel");
-	rmdir(cg);
-	if (put_file("/sys/fs/cgroup", "cgroup.subtree_control", "+memory") ||
-	    mkdir(cg, 0755)) {
-		SKIP(return, "no memory controller in this kernel");
-	}
+	why = memcg_make(cg);
+	if (why)
+		SKIP(return, "%s", why);
 	pct = read_param(MEMCG_PCT_PARAM);
 	EXPECT_TRUE(pct == 50)
 		TH_LOG("memcg_max_percent %lu, not its default", pct);
@@ -2070,6 +2139,7 @@ TEST_F_TIMEOUT(tw, info_bounded_under_lock, 180) { t_info_bounded(_metadata); }
 TEST_F_TIMEOUT(tw, user_limits_enospc_emfile, 180) { t_user_limits(_metadata); }
 TEST_F_TIMEOUT(tw, stalled_reader_nonblock_and_stop, 180) { t_stalled_reader(_metadata); }
 TEST_F_TIMEOUT(tw, memcg_limit_enomem_no_oom, 180) { t_memcg_enomem(_metadata); }
+TEST_F_TIMEOUT(tw, memcg_charge_fails_no_oom, 180) { t_memcg_charge_fails(_metadata); }
 TEST_F_TIMEOUT(tw, abi_version_and_features, 180) { t_version_features(_metadata); }
 TEST_F_TIMEOUT(tw, emptied_files_give_back_memory, 300) { t_emptied_files(_metadata); }
 TEST_F_TIMEOUT(tw, slack_einval, 180) { t_slack_einval(_metadata); }
