@@ -23,6 +23,7 @@
 #include <uapi/linux/timingwheel.h>
 
 #include "tw_client.h"
+#include "tw_ring.h"
 
 /*
  * A batch's entries are in the caller's memory; @arg points to the user
@@ -128,6 +129,20 @@ static long tw_ioctl_query(struct tw_client *c, void __user *argp)
 	return copy_to_user(argp, &q, sizeof(q)) ? -EFAULT : 0;
 }
 
+static long tw_ioctl_ring_setup(struct tw_client *c, void __user *argp)
+{
+	struct twheel_ring_setup p;
+	int ret;
+
+	if (copy_from_user(&p, argp, sizeof(p)))
+		return -EFAULT;
+	ret = tw_client_ring_setup(c, &p);
+	if (ret)
+		return ret;
+	/* The rings exist now: a failed copy leaves them, as for GET_INFO. */
+	return copy_to_user(argp, &p, sizeof(p)) ? -EFAULT : 0;
+}
+
 static long tw_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct tw_client *c = file->private_data;
@@ -148,6 +163,10 @@ static long tw_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return tw_ioctl_batch(c, argp);
 	case TWHEEL_IOC_QUERY:
 		return tw_ioctl_query(c, argp);
+	case TWHEEL_IOC_RING_SETUP:
+		return tw_ioctl_ring_setup(c, argp);
+	case TWHEEL_IOC_RING_ENTER:
+		return arg ? -EINVAL : tw_client_ring_enter(c);
 	default:
 		return -ENOTTY;
 	}
@@ -212,7 +231,17 @@ static __poll_t tw_poll(struct file *file, poll_table *wait)
 	 * finds nothing and returns EAGAIN.
 	 */
 	poll_wait(file, &c->wq, wait);
-	return READ_ONCE(c->nr_queued) ? EPOLLIN | EPOLLRDNORM : 0;
+	return (READ_ONCE(c->nr_queued) ? EPOLLIN | EPOLLRDNORM : 0) |
+	       tw_client_ring_poll(c);
+}
+
+static int tw_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct tw_client *c = file->private_data;
+	struct tw_ring *r = smp_load_acquire(&c->ring);
+
+	/* The rings live until ->release, which no mapping can outlast. */
+	return r ? tw_ring_mmap(r, vma) : -ENODEV;
 }
 
 static int tw_open(struct inode *inode, struct file *file)
@@ -258,6 +287,7 @@ static const struct file_operations tw_fops = {
 	.release	= tw_release,
 	.read		= tw_read,
 	.poll		= tw_poll,
+	.mmap		= tw_mmap,
 	.unlocked_ioctl	= tw_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.show_fdinfo	= tw_show_fdinfo,

@@ -153,6 +153,7 @@
 #include "tw_core.h"
 #include "tw_ids.h"
 #include "tw_memcg.h"
+#include "tw_ring.h"
 
 #define CREATE_TRACE_POINTS
 #include "tw_trace.h"
@@ -163,11 +164,6 @@
 #define TW_BURST_GAP_NS		20000ULL
 /* GET_INFO and fdinfo look at no more timers of one wheel level than this. */
 #define TW_INFO_SCAN		64
-/*
- * Allocations a caller causes: charged to its memory cgroup, and allowed to
- * fail rather than invoke the OOM killer, globally or in the cgroup.
- */
-#define TW_GFP			(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 /* What one timer pins: its object and about one index bucket. */
 #define TW_TIMER_COST		(sizeof(struct tw_ktimer) + sizeof(void *))
 
@@ -219,15 +215,20 @@ enum tw_state {
  * @node:   link in tw_users; guarded by tw_users_lock
  * @uid:    the effective uid of the opener; constant
  * @files:  open files; guarded by tw_users_lock
- * @timers: timers allocated for the user's files, spares included; atomic,
+ * @timers: timers allocated for the user's files, spares included, and
+ *          what its ring files count as (tw_client_ring_setup()); atomic,
  *          charged before the client's lock is taken and released where a
  *          timer is freed
+ * @ring_timers: the part of @timers that ring files count; atomic
+ * @ring_bytes:  the memory those ring files hold; atomic
  */
 struct tw_user {
 	struct hlist_node	node;
 	kuid_t			uid;
 	unsigned int		files;
 	atomic_long_t		timers;
+	atomic_long_t		ring_timers;
+	atomic64_t		ring_bytes;
 };
 
 /**
@@ -531,6 +532,10 @@ static void tw_fire(struct tw_timer *node, void *data)
 	struct tw_ktimer *t = container_of(node, struct tw_ktimer, node);
 
 	lockdep_assert_held(&c->lock);
+	if (tw_ring_owns(c->ring, node)) {
+		tw_ring_fire(c->ring, c, node);
+		return;
+	}
 	t->fired = c->fire_ns;
 	tw_timer_set_state(c, t, TW_QUEUED);
 	trace_timingwheel_fire(c, t->idn.id, node->expires, t->fired);
@@ -540,38 +545,63 @@ static void tw_fire(struct tw_timer *node, void *data)
 }
 
 /*
- * Bring the wheel up to the clock, firing at most expiry_batch timers.
- * Return the number fired; the caller wakes readers after unlocking.
+ * Bring the wheel up to the clock, firing at most expiry_batch timers.  A
+ * ring file's rings are consumed first, within @budget units of work, and
+ * the wheel stays where it is unless every entry seen was applied ("DOC:
+ * Stops that provably win" in tw_ring.c).  Return the number fired and
+ * posted; the caller wakes readers after unlocking.
  */
-static unsigned int tw_catch_up(struct tw_client *c, u64 now)
+static unsigned int tw_catch_up(struct tw_client *c, u64 now,
+				unsigned int budget, bool callback)
 {
+	unsigned int batch = max(READ_ONCE(expiry_batch), 1U), fired = 0;
+	u64 tick = div64_u64(now, c->resolution);
+	u32 flags = 0;
+
 	lockdep_assert_held(&c->lock);
 	c->fire_ns = now;
-	return tw_advance(&c->wheel, div64_u64(now, c->resolution),
-			  max(READ_ONCE(expiry_batch), 1U), tw_fire, c);
+	if (!c->ring)
+		return tw_advance(&c->wheel, tick, batch, tw_fire, c);
+	flags = tw_ring_stalled(c->ring);
+	if (tw_ring_begin(c->ring, c, now, tick, callback ? batch : budget,
+			  callback))
+		fired = tw_advance(&c->wheel, tick, batch, tw_fire, c);
+	fired += tw_ring_end(c->ring);
+	/* A change of NEED_ENTER wakes pollers too. */
+	return fired + (flags != tw_ring_stalled(c->ring));
 }
 
 /*
- * Program the hrtimer for the wheel's next work, unless it is already
- * programmed no later than that: an early callback costs one wakeup, a
- * late one would make a timer late.  With no timer left, stop it.
+ * The next time the wheel has work at, or U64_MAX for none: a follow-up if
+ * timers are due, else its next expiry or cascade.  A stalled ring file
+ * waits for a system call instead ("DOC: Softirq work" in tw_ring.c).
  */
-static void tw_program(struct tw_client *c, u64 now)
+static u64 tw_next_work(struct tw_client *c, u64 now)
 {
 	u64 next;
 
 	lockdep_assert_held(&c->lock);
-	if (tw_has_due(&c->wheel)) {
-		next = now + TW_BURST_GAP_NS;
-	} else {
-		next = tw_next_event(&c->wheel, U64_MAX);
-		if (next == TW_NO_EVENT) {
-			/* Traced if it was queued, or is running its last time. */
-			if (hrtimer_try_to_cancel(&c->hrtimer))
-				trace_timingwheel_hrtimer(c, 0);
-			return;
-		}
-		next = tw_tick_ns(c, next);
+	if (c->ring && tw_ring_stalled(c->ring))
+		return U64_MAX;
+	if (tw_has_due(&c->wheel))
+		return now + TW_BURST_GAP_NS;
+	next = tw_next_event(&c->wheel, U64_MAX);
+	return next == TW_NO_EVENT ? U64_MAX : tw_tick_ns(c, next);
+}
+
+/*
+ * Program the hrtimer for @next, unless it is already programmed no later
+ * than that: an early callback costs one wakeup, a late one would make a
+ * timer late.  U64_MAX stops it.
+ */
+static void tw_set_hrtimer(struct tw_client *c, u64 next)
+{
+	lockdep_assert_held(&c->lock);
+	if (next == U64_MAX) {
+		/* Traced if it was queued, or is running its last time. */
+		if (hrtimer_try_to_cancel(&c->hrtimer))
+			trace_timingwheel_hrtimer(c, 0);
+		return;
 	}
 	/* Every start is under the lock, so the queued expiry is current. */
 	if (hrtimer_is_queued(&c->hrtimer) &&
@@ -579,6 +609,47 @@ static void tw_program(struct tw_client *c, u64 now)
 		return;
 	hrtimer_start(&c->hrtimer, ns_to_ktime(next), HRTIMER_MODE_ABS_SOFT);
 	trace_timingwheel_hrtimer(c, next);
+}
+
+/* The host time the hrtimer fires no later than; U64_MAX if it is idle. */
+static u64 tw_armed_for(struct tw_client *c)
+{
+	return hrtimer_is_queued(&c->hrtimer) ?
+	       (u64)hrtimer_get_expires_ns(&c->hrtimer) : U64_MAX;
+}
+
+/* Rounds of consumption tw_program() makes before it leaves it to a follow-up. */
+#define TW_REPUBLISH	2
+
+/*
+ * Program the hrtimer for the wheel's next work.  A ring file then
+ * publishes it; entries the publish finds (its store-buffering check) are
+ * applied at once, and the hrtimer programmed and published again.  Return
+ * the events posted meanwhile; the caller wakes readers after unlocking.
+ */
+static unsigned int tw_program(struct tw_client *c, u64 now)
+{
+	unsigned int k, posted = 0;
+	u64 tick = div64_u64(now, c->resolution);
+
+	tw_set_hrtimer(c, tw_next_work(c, now));
+	if (!c->ring)
+		return 0;
+	for (k = 0; tw_ring_publish(c->ring, tw_armed_for(c)); k++) {
+		if (tw_ring_stalled(c->ring))
+			break;
+		if (k == TW_REPUBLISH) {
+			/* Producers still at it: a follow-up takes the rest. */
+			tw_set_hrtimer(c, now + TW_BURST_GAP_NS);
+			tw_ring_publish(c->ring, tw_armed_for(c));
+			break;
+		}
+		/* Entries only: the wheel advances at the next point. */
+		tw_ring_begin(c->ring, c, now, tick, TW_CHUNK, false);
+		posted += tw_ring_end(c->ring);
+		tw_set_hrtimer(c, tw_next_work(c, now));
+	}
+	return posted;
 }
 
 static void tw_wake_readers(struct tw_client *c)
@@ -602,8 +673,8 @@ unsigned int tw_client_expire(struct tw_client *c)
 	spin_lock(&c->lock);
 	c->nr_wakeups++;
 	now = tw_clock_ns(c);
-	fired = tw_catch_up(c, now);
-	tw_program(c, now);
+	fired = tw_catch_up(c, now, 0, true);
+	fired += tw_program(c, now);
 	spin_unlock(&c->lock);
 	if (fired)
 		tw_wake_readers(c);
@@ -652,24 +723,6 @@ static int tw_arm_queued(struct tw_client *c, struct tw_ktimer *t, u64 tick)
 	return 0;
 }
 
-/**
- * struct tw_when - where a START puts its timer: at a tick in [@lo, @hi],
- *                  then every @interval
- * @lo:       the first tick the timer may fire at
- * @hi:       the last one
- * @at:       the tick it is armed at: the roundest of [@lo, @hi]
- *            (tw_roundest())
- * @interval: its period in ticks, 0 for one-shot
- *
- * On the stack of the task starting the timer: no lock guards it.
- */
-struct tw_when {
-	u64	lo;
-	u64	hi;
-	u64	at;
-	u64	interval;
-};
-
 /* Re-arm an existing timer for TWHEEL_TIMER_REPLACE. */
 static int tw_rearm(struct tw_client *c, struct tw_ktimer *t,
 		    const struct tw_when *w)
@@ -700,10 +753,10 @@ static int tw_rearm(struct tw_client *c, struct tw_ktimer *t,
 
 /* The time a START is due at, on the host's clock. */
 static int tw_start_due(struct tw_client *c, const struct twheel_op *op,
-			u64 now, u64 *due)
+			u64 now, s64 off, u64 *due)
 {
 	if (op->flags & TWHEEL_TIMER_ABSTIME)
-		return tw_to_host(op->value, tw_timens_offset(c->clockid), due);
+		return tw_to_host(op->value, off, due);
 	return check_add_overflow(now, op->value, due) ? -ERANGE : 0;
 }
 
@@ -734,7 +787,7 @@ static u64 tw_roundest(u64 lo, u64 hi)
  * the due time, the last the last that the slack reaches.
  */
 static int tw_start_args(struct tw_client *c, const struct twheel_op *op,
-			 u64 now, struct tw_when *w)
+			 u64 now, s64 off, struct tw_when *w)
 {
 	u64 due, last, rem;
 	int ret;
@@ -752,7 +805,7 @@ static int tw_start_args(struct tw_client *c, const struct twheel_op *op,
 		if (rem)
 			return -EINVAL;
 	}
-	ret = tw_start_due(c, op, now, &due);
+	ret = tw_start_due(c, op, now, off, &due);
 	if (!ret)
 		ret = tw_due_tick(c, due, &w->lo);
 	if (ret || !op->slack) {
@@ -769,6 +822,28 @@ static int tw_start_args(struct tw_client *c, const struct twheel_op *op,
 	return 0;
 }
 
+/**
+ * tw_client_when - where a ring's start goes
+ * @c:     the client, its lock held
+ * @when:  the absolute time asked for, on the view of @off
+ * @slack: how much later it may fire
+ * @off:   the rings' time namespace offset, fixed at their setup
+ * @now:   the clock, host's view
+ * @w:     filled in
+ *
+ * Return: 0, or -ERANGE as for TWHEEL_IOC_START.
+ */
+int tw_client_when(struct tw_client *c, u64 when, u64 slack, s64 off, u64 now,
+		   struct tw_when *w)
+{
+	struct twheel_op op = {
+		.op = TWHEEL_OP_START, .flags = TWHEEL_TIMER_ABSTIME,
+		.value = when, .slack = slack,
+	};
+
+	return tw_start_args(c, &op, now, off, w);
+}
+
 /*
  * START one timer, in @w; a timer that is created takes the top spare.
  * *@tp is the timer started, or refused after it was found or taken.
@@ -781,7 +856,7 @@ static int tw_start_timer(struct tw_client *c, const struct twheel_op *op,
 	int ret;
 
 	lockdep_assert_held(&c->lock);
-	ret = tw_start_args(c, op, now, w);
+	ret = tw_start_args(c, op, now, tw_timens_offset(c->clockid), w);
 	if (ret)
 		return ret;
 	if (op->flags & TWHEEL_TIMER_REPLACE) {
@@ -885,7 +960,7 @@ static void tw_apply(struct tw_client *c, struct twheel_op *ops, unsigned int n,
 
 	spin_lock_bh(&c->lock);
 	now = tw_clock_ns(c);
-	fired = tw_catch_up(c, now);
+	fired = tw_catch_up(c, now, TW_CHUNK, false);
 	for (i = 0; i < n; i++) {
 		struct twheel_op *op = &ops[i];
 
@@ -903,7 +978,7 @@ static void tw_apply(struct tw_client *c, struct twheel_op *ops, unsigned int n,
 	}
 	/* What the stops let the index spare, for the slab after the lock. */
 	spares->seg = tw_ids_release_seg(&c->ids);
-	tw_program(c, now);
+	fired += tw_program(c, now);
 	spin_unlock_bh(&c->lock);
 	if (fired)
 		tw_wake_readers(c);
@@ -914,14 +989,17 @@ static void tw_apply(struct tw_client *c, struct twheel_op *ops, unsigned int n,
 
 /*
  * What @u holds, for the memory cgroups' share (tw_memcg.c): its files,
- * and @timers timers.  @u->files is read without tw_users_lock: a file
+ * @timers timers, of which its ring files' count is replaced by their
+ * memory.  @u->files is read without tw_users_lock: a file
  * opened or closed meanwhile moves the answer by one file, as a racing
  * call could anyway.
  */
 static u64 tw_memcg_used(const struct tw_user *u, long timers)
 {
+	timers -= atomic_long_read(&u->ring_timers);
 	return (u64)READ_ONCE(u->files) * TW_MEMCG_FILE_COST +
-	       (u64)max(timers, 0L) * TW_MEMCG_TIMER_COST;
+	       (u64)max(timers, 0L) * TW_MEMCG_TIMER_COST +
+	       (u64)atomic64_read(&u->ring_bytes);
 }
 
 /*
@@ -1143,14 +1221,15 @@ int tw_client_set_config(struct tw_client *c, clockid_t clockid, u64 res)
 EXPORT_SYMBOL_TW_KBENCH(tw_client_set_config);
 
 /*
- * The bytes the client holds: itself with its wheel, its id index, and its
- * timers, each the slab object it is.
+ * The bytes the client holds: itself with its wheel, its id index, its
+ * timers, each the slab object it is, and its rings.
  */
 static u64 tw_client_bytes(const struct tw_client *c)
 {
 	lockdep_assert_held(&c->lock);
 	return kmalloc_size_roundup(sizeof(*c)) + tw_ids_bytes(&c->ids) +
-	       c->nr_timers * kmem_cache_size(tw_timer_cache);
+	       c->nr_timers * kmem_cache_size(tw_timer_cache) +
+	       (c->ring ? tw_ring_memory(c->ring) : 0);
 }
 
 /**
@@ -1167,6 +1246,8 @@ void tw_client_info(struct tw_client *c, struct twheel_info *info)
 	info->abi_version = TWHEEL_ABI_VERSION;
 	info->features = TWHEEL_FEATURE_SLACK | TWHEEL_FEATURE_TIMENS |
 			 TWHEEL_FEATURE_BOOTTIME | TWHEEL_FEATURE_MEMORY;
+	if (!tw_dcache_is_aliasing())
+		info->features |= TWHEEL_FEATURE_RINGS;
 	spin_lock_bh(&c->lock);
 	/* Under the lock: the clock is fixed once a timer was started. */
 	off = tw_timens_offset(c->clockid);
@@ -1180,7 +1261,7 @@ void tw_client_info(struct tw_client *c, struct twheel_info *info)
 	info->user_timers = atomic_long_read(&c->user->timers);
 	info->max_user_timers = READ_ONCE(max_user_timers);
 	info->pending = c->wheel.nr_pending;
-	info->queued = c->nr_queued;
+	info->queued = c->nr_queued + (c->ring ? tw_ring_queued(c->ring) : 0);
 	info->fired = c->wheel.nr_fired;
 	info->cascades = c->wheel.nr_cascades;
 	info->wakeups = c->nr_wakeups;
@@ -1339,7 +1420,7 @@ static ssize_t tw_read_chunk(struct tw_client *c, size_t done, unsigned int max,
 	struct twheel_event ev[TW_CHUNK / 2];
 	struct tw_id_seg *seg;
 	LIST_HEAD(taken);
-	unsigned int n;
+	unsigned int n, posted = 0;
 	int err;
 
 	spin_lock_bh(&c->lock);
@@ -1355,18 +1436,16 @@ static ssize_t tw_read_chunk(struct tw_client *c, size_t done, unsigned int max,
 		tw_return_events(c, &taken);
 	} else {
 		if (tw_finish_events(c, &taken, ev, done))
-			tw_program(c, tw_clock_ns(c));
+			posted = tw_program(c, tw_clock_ns(c));
 	}
 	/* What the delivered one-shot timers let the index spare. */
 	seg = tw_ids_release_seg(&c->ids);
 	spin_unlock_bh(&c->lock);
 	kfree(seg);
 	tw_shrink_ids(c);
-	if (err) {
+	if (err || posted)
 		tw_wake_readers(c);
-		return err;
-	}
-	return n;
+	return err ? err : n;
 }
 
 /**
@@ -1408,6 +1487,187 @@ ssize_t tw_client_read(struct tw_client *c, size_t max, tw_read_copy_fn copy,
 	return done;
 }
 EXPORT_SYMBOL_TW_KBENCH(tw_client_read);
+
+/* Give back what a ring file counts against its user, and free its rings. */
+static void tw_client_ring_free(struct tw_client *c, struct tw_ring *r,
+				u64 timers)
+{
+	tw_user_uncharge(c->user, timers);
+	atomic_long_sub(timers, &c->user->ring_timers);
+	atomic64_sub(tw_ring_memory(r), &c->user->ring_bytes);
+	tw_ring_free(r);
+}
+
+/* Count @p's timers and memory against the user's limits: 0, -ENOSPC, -ENOMEM. */
+static int tw_client_ring_charge(struct tw_client *c,
+				 const struct twheel_ring_setup *p)
+{
+	struct tw_user *u = c->user;
+	unsigned int n;
+
+	if (p->capacity > READ_ONCE(max_timers) || p->timers > UINT_MAX)
+		return -ENOSPC;
+	n = tw_user_charge(u, p->timers);
+	if (n < p->timers) {
+		/* All or nothing: give back what the limit allowed. */
+		tw_user_uncharge(u, n);
+		return -ENOSPC;
+	}
+	atomic_long_add(p->timers, &u->ring_timers);
+	atomic64_add(p->memory, &u->ring_bytes);
+	if (tw_memcg_used(u, atomic_long_read(&u->timers)) > tw_memcg_room()) {
+		tw_user_uncharge(u, p->timers);
+		atomic_long_sub(p->timers, &u->ring_timers);
+		atomic64_sub(p->memory, &u->ring_bytes);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * tw_client_ring_setup - give the client its shared-memory rings
+ * @c: the client
+ * @p: the setup; its out fields are filled in
+ *
+ * Checks, charges and allocates without the lock, then installs the rings
+ * in one hold of it, which also checks that the client has no rings and
+ * never had a timer; a racing setup or START that wins makes this one
+ * give everything back.
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -EINVAL, -ENOSPC, -ENOMEM, -EINTR, -EOPNOTSUPP, -EEXIST or
+ * -EBUSY as rings.rst tells.
+ */
+int tw_client_ring_setup(struct tw_client *c, struct twheel_ring_setup *p)
+{
+	struct tw_ring *r;
+	clockid_t clockid;
+	u64 res;
+	int ret = tw_ring_size(p);
+
+	if (ret)
+		return ret;
+	if (tw_dcache_is_aliasing())
+		return -EOPNOTSUPP;
+	if (smp_load_acquire(&c->ring))
+		return -EEXIST;
+	ret = tw_client_ring_charge(c, p);
+	if (ret)
+		return ret;
+	spin_lock_bh(&c->lock);
+	clockid = c->clockid;
+	res = c->resolution;
+	spin_unlock_bh(&c->lock);
+	r = tw_ring_alloc(p, clockid, res, tw_timens_offset(clockid));
+	if (IS_ERR(r)) {
+		ret = PTR_ERR(r);
+		goto err_uncharge;
+	}
+	spin_lock_bh(&c->lock);
+	if (c->ring)
+		ret = -EEXIST;
+	else if (c->started || c->clockid != clockid || c->resolution != res)
+		/* A START or a SET_CONFIG got in first. */
+		ret = -EBUSY;
+	if (!ret) {
+		c->ring_timers = p->timers;
+		c->started = true;
+		smp_store_release(&c->ring, r);
+	}
+	spin_unlock_bh(&c->lock);
+	if (!ret)
+		return 0;
+	tw_ring_free(r);
+err_uncharge:
+	tw_user_uncharge(c->user, p->timers);
+	atomic_long_sub(p->timers, &c->user->ring_timers);
+	atomic64_sub(p->memory, &c->user->ring_bytes);
+	return ret;
+}
+
+/*
+ * One consumption point of a system call: a chunk of entries, postings and
+ * expiries under one hold.  Return the units done; *@more tells whether work
+ * is left; -EBADFD once broken.
+ */
+static long tw_client_ring_chunk(struct tw_client *c, bool *more)
+{
+	unsigned int posted;
+	long ret = 0;
+	u64 now;
+
+	spin_lock_bh(&c->lock);
+	if (tw_ring_broken(c->ring)) {
+		ret = -EBADFD;
+	} else {
+		now = tw_clock_ns(c);
+		posted = tw_catch_up(c, now, TW_CHUNK, false);
+		posted += tw_program(c, now);
+		*more = tw_ring_more(c->ring) || tw_has_due(&c->wheel);
+		ret = posted;
+	}
+	spin_unlock_bh(&c->lock);
+	if (ret > 0)
+		tw_wake_readers(c);
+	return ret;
+}
+
+/**
+ * tw_client_ring_enter - TWHEEL_IOC_RING_ENTER: all of the rings' leftover work
+ * @c: the client
+ *
+ * Applies every entry up to the tails as they move, posts what the CQ has
+ * room for and advances the wheel, one chunk per lock hold, rescheduling
+ * between chunks; at most as many chunks as the rings hold entries and
+ * events, however fast producers refill them; a fatal signal ends it.
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -ENODEV without rings; -EBADFD once broken; -EBUSY if results
+ * still wait for CQ room, so their SQs stay full; consume and enter again.
+ */
+long tw_client_ring_enter(struct tw_client *c)
+{
+	struct tw_ring *r = smp_load_acquire(&c->ring);
+	u64 chunks, k;
+	bool more = true, held;
+	long ret = 0;
+
+	if (!r)
+		return -ENODEV;
+	chunks = 2 + tw_ring_work_bound(r) / TW_CHUNK;
+	for (k = 0; more && k < chunks; k++) {
+		more = false;
+		ret = tw_client_ring_chunk(c, &more);
+		if (ret < 0)
+			return ret;
+		if (fatal_signal_pending(current))
+			break;
+		cond_resched();
+	}
+	spin_lock_bh(&c->lock);
+	held = tw_ring_results_held(r);
+	spin_unlock_bh(&c->lock);
+	return held ? -EBUSY : 0;
+}
+
+/**
+ * tw_client_ring_poll - poll()'s part for the rings: one chunk of work, then
+ *                       a lockless look
+ * @c: the client
+ *
+ * Context: process context; may sleep.
+ * Return: the rings' poll mask (tw_ring_poll_mask()), 0 without rings.
+ */
+__poll_t tw_client_ring_poll(struct tw_client *c)
+{
+	struct tw_ring *r = smp_load_acquire(&c->ring);
+	bool more;
+
+	if (!r)
+		return 0;
+	tw_client_ring_chunk(c, &more);
+	return tw_ring_poll_mask(r);
+}
 
 /**
  * tw_client_create - a new client, on the default resolution and
@@ -1481,6 +1741,8 @@ void tw_client_destroy(struct tw_client *c)
 		trace_timingwheel_hrtimer(c, 0);
 	tw_ids_drain(&c->ids, tw_free_timer, NULL);
 	tw_user_uncharge(c->user, c->nr_timers);
+	if (c->ring)
+		tw_client_ring_free(c, c->ring, c->ring_timers);
 	tw_user_put(c->user);
 	tw_ids_destroy(&c->ids);
 	mutex_destroy(&c->read_mutex);

@@ -12,6 +12,7 @@
 #include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/poll.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -34,7 +35,33 @@
 #define EXPORT_SYMBOL_TW_KBENCH(sym)	static_assert(sizeof(typeof(sym) *))
 #endif
 
+struct tw_ring;
 struct tw_user;
+
+/*
+ * Allocations a caller causes: charged to its memory cgroup, and allowed to
+ * fail rather than invoke the OOM killer, globally or in the cgroup.
+ */
+#define TW_GFP			(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+
+/**
+ * struct tw_when - where a START puts its timer: at a tick in [@lo, @hi],
+ *                  then every @interval
+ * @lo:       the first tick the timer may fire at
+ * @hi:       the last one
+ * @at:       the tick it is armed at: the roundest of [@lo, @hi]
+ *            (tw_roundest())
+ * @interval: its period in ticks, 0 for one-shot
+ *
+ * On the stack of the task starting the timer: no lock guards it.
+ */
+struct tw_when {
+	u64	lo;
+	u64	hi;
+	u64	at;
+	u64	interval;
+};
+
 
 /**
  * struct tw_client - one client: an open file of /dev/timingwheel, or the
@@ -57,6 +84,11 @@ struct tw_user;
  * @read_mutex: serialises reads' copies out, so that events leave in
  *              order; never held while waiting for events
  * @user:       the creator's limits; immutable after tw_client_create()
+ * @ring:       its shared-memory rings, or NULL; set once, under @lock,
+ *              by tw_client_ring_setup(), and freed with the client; read
+ *              without @lock with smp_load_acquire()
+ * @ring_timers: what the rings count against max_user_timers; set with
+ *              @ring
  * @serial:     the client's number, unique since the module was loaded:
  *              its trace events' client= and its fdinfo's "client:";
  *              immutable after tw_client_create()
@@ -80,6 +112,8 @@ struct tw_client {
 	wait_queue_head_t	wq;
 	struct mutex		read_mutex;	/* see the kernel-doc above */
 	struct tw_user		*user;
+	struct tw_ring		*ring;
+	u64			ring_timers;
 	u64			serial;
 };
 
@@ -118,6 +152,11 @@ int tw_client_stop(struct tw_client *c, u64 id);
 long tw_client_batch(struct tw_client *c, unsigned int count,
 		     const struct tw_batch_io *io, void *arg);
 unsigned int tw_client_expire(struct tw_client *c);
+int tw_client_when(struct tw_client *c, u64 when, u64 slack, s64 off, u64 now,
+		   struct tw_when *w);
+int tw_client_ring_setup(struct tw_client *c, struct twheel_ring_setup *p);
+long tw_client_ring_enter(struct tw_client *c);
+__poll_t tw_client_ring_poll(struct tw_client *c);
 ssize_t tw_client_read(struct tw_client *c, size_t max, tw_read_copy_fn copy,
 		       void *arg);
 

@@ -8,7 +8,9 @@
 #ifndef _TW_COMPAT_H
 #define _TW_COMPAT_H
 
+#include <linux/cacheinfo.h>
 #include <linux/hrtimer.h>
+#include <linux/mm.h>
 #include <linux/nsproxy.h>
 #include <linux/sched.h>
 #include <linux/time_namespace.h>
@@ -49,6 +51,41 @@ static inline s64 tw_timens_offset(clockid_t clockid)
 							     &o->monotonic);
 #else
 	return 0;
+#endif
+}
+
+/* Bounds-checking annotations of flexible arrays, from 6.6. */
+#ifndef __counted_by
+#define __counted_by(member)
+#endif
+
+/*
+ * vm_flags became read-only behind vm_flags_set() and vm_flags_clear() in
+ * 6.3; before, the mmap handler wrote the field, under the same lock.
+ */
+static inline void tw_vm_flags_mod(struct vm_area_struct *vma,
+				   vm_flags_t set, vm_flags_t clear)
+{
+#ifdef TW_HAVE_VM_FLAGS_SET
+	vm_flags_mod(vma, set, clear);
+#else
+	vma->vm_flags = (vma->vm_flags | set) & ~clear;
+#endif
+}
+
+/*
+ * Whether the data cache aliases, so that the kernel's vmap() of a ring
+ * and the user's mapping could disagree: no rings there.  6.9 added
+ * cpu_dcache_is_aliasing(); before it, only the architectures known not
+ * to alias get rings.
+ */
+static inline bool tw_dcache_is_aliasing(void)
+{
+#ifdef TW_HAVE_CPU_DCACHE_IS_ALIASING
+	return cpu_dcache_is_aliasing();
+#else
+	return !IS_ENABLED(CONFIG_X86) && !IS_ENABLED(CONFIG_ARM64) &&
+	       !IS_ENABLED(CONFIG_UML) && !IS_ENABLED(CONFIG_RISCV);
 #endif
 }
 

@@ -29,6 +29,7 @@
 #define TWHEEL_FEATURE_TIMENS	(1ULL << 1)	/* times in the caller's time namespace */
 #define TWHEEL_FEATURE_BOOTTIME	(1ULL << 2)	/* CLOCK_BOOTTIME clients */
 #define TWHEEL_FEATURE_MEMORY	(1ULL << 3)	/* twheel_info.memory is filled */
+#define TWHEEL_FEATURE_RINGS	(1ULL << 4)	/* TWHEEL_IOC_RING_SETUP, mmap() */
 
 /* struct twheel_config: per-file settings, before the first timer only. */
 struct twheel_config {
@@ -136,6 +137,113 @@ struct twheel_event {
 
 #define TWHEEL_EVENT_PERIODIC	(1U << 0)	/* periodic: re-armed when read */
 
+
+/*
+ * Shared-memory rings (Documentation/timingwheel/rings.rst): a file may opt
+ * in, once, with TWHEEL_IOC_RING_SETUP, then map each region with its own
+ * mmap(MAP_SHARED) at the offsets below, and start and stop timers by
+ * writing submission queue entries (SQEs), with no system call in the
+ * steady state.  Expiries and results arrive in the completion queue (CQ).
+ */
+struct twheel_ring_setup {
+	__u32	capacity;	/* in: timer slots, 1..TWHEEL_RING_MAX_CAPACITY */
+	__u32	nr_sq;		/* in: submission rings, 1..TWHEEL_RING_MAX_SQ */
+	__u32	sq_entries;	/* in: per SQ, a power of 2, 8..32768 */
+	__u32	cq_entries;	/* in: a power of 2, 8..TWHEEL_RING_MAX_CQ */
+	__u32	flags;		/* in: none defined, 0 */
+	__u32	hdr_bytes;	/* out: length of the header region */
+	__u32	sq_bytes;	/* out: length of each SQ region */
+	__u32	cq_bytes;	/* out: length of the CQ region */
+	__u64	memory;		/* out: bytes charged, every region included */
+	__u64	timers;		/* out: counted against max_user_timers */
+	__u64	__reserved[2];	/* 0 */
+};
+
+#define TWHEEL_RING_MAX_CAPACITY	(1U << 25)
+#define TWHEEL_RING_MAX_SQ		64
+#define TWHEEL_RING_MIN_ENTRIES		8
+#define TWHEEL_RING_MAX_SQ_ENTRIES	32768
+#define TWHEEL_RING_MAX_CQ		1048576
+
+/* mmap() offsets of the regions; every one below 2^31. */
+#define TWHEEL_OFF_RING_HDR	0x00000000ULL
+#define TWHEEL_OFF_SQ(i)	(0x01000000ULL + (__u64)(i) * 0x200000ULL)
+#define TWHEEL_OFF_CQ		0x10000000ULL
+
+/* The header region: read-only, written by the kernel only. */
+struct twheel_ring_hdr {
+	__u64	armed_for;	/* the hrtimer fires no later; ~0: idle */
+	__u64	wheel_ns;	/* the wheel has advanced to no later than this */
+	__u32	seq;		/* odd while armed_for and wheel_ns change */
+	__u32	flags;		/* TWHEEL_RING_* */
+	__u32	broken;		/* TWHEEL_BROKEN_SQ | i, or TWHEEL_BROKEN_CQ */
+	__u32	__pad0[9];
+	__u32	capacity;
+	__u32	nr_sq;
+	__u32	sq_entries;
+	__u32	cq_entries;
+	__u32	clockid;
+	__u32	__pad1;
+	__u64	resolution_ns;
+	__u32	sq_bytes;
+	__u32	cq_bytes;
+	__s64	timens_offset_ns; /* setup's time namespace offset */
+	__u64	__reserved0[2];
+	__u64	posted;		/* events and results written to the CQ, ever */
+	__u64	waited;		/* events that waited for CQ room, ever */
+	__u64	waiting;	/* events waiting for CQ room now */
+	__u64	errors;		/* entries that failed, ever */
+};
+
+#define TWHEEL_RING_NEED_ENTER	(1U << 0)	/* call TWHEEL_IOC_RING_ENTER */
+#define TWHEEL_RING_NEED_FLUSH	(1U << 1)	/* events wait for CQ room: enter */
+#define TWHEEL_RING_BROKEN	(1U << 2)	/* corrupt shared memory: rings unusable */
+
+#define TWHEEL_BROKEN_SQ	0x100U		/* | the SQ's index */
+#define TWHEEL_BROKEN_CQ	0x200U
+
+/* At offset 0 of each SQ and of the CQ region; entries follow at 128. */
+struct twheel_ring_ctl {
+	__u32	head;		/* SQ: the kernel writes; CQ: the user writes */
+	__u32	__pad0[15];
+	__u32	tail;		/* SQ: the user writes; CQ: the kernel writes */
+	__u32	__pad1[15];
+};
+
+struct twheel_sqe {
+	__u8	op;		/* TWHEEL_SQE_START or TWHEEL_SQE_STOP */
+	__u8	flags;		/* TWHEEL_SQE_* */
+	__u16	gen;		/* the slot's generation */
+	__u32	slot;		/* below capacity */
+	__u64	cookie;		/* START: carried into events; STOP: into its result */
+	__u64	when;		/* START: ns on the clock, absolute; STOP: 0 */
+	__u64	arg;		/* START: slack; STOP: 0 */
+};
+
+#define TWHEEL_SQE_START	1
+#define TWHEEL_SQE_STOP		2
+
+#define TWHEEL_SQE_REPLACE	(1U << 0)	/* re-arm a busy slot of the same gen */
+#define TWHEEL_SQE_PERIODIC	(1U << 1)	/* reserved: EOPNOTSUPP for now */
+#define TWHEEL_SQE_RESULT	(1U << 2)	/* post a result on success too */
+
+struct twheel_cqe {
+	__u64	cookie;		/* the timer's; the entry's for a result */
+	__u64	due;		/* EXPIRY: ns this expiry was due */
+	__u64	fired;		/* EXPIRY: ns it fired */
+	__u64	overrun;	/* 0: periodic slots are reserved */
+	__u32	slot;
+	__u16	gen;
+	__u16	flags;		/* TWHEEL_CQE_* */
+	__s32	res;		/* RESULT: 0, TWHEEL_STOPPED_*, or -errno */
+	__u16	sq;		/* RESULT: the entry's SQ */
+	__u16	__reserved;
+};
+
+#define TWHEEL_CQE_EXPIRY	(1U << 0)
+#define TWHEEL_CQE_RESULT	(1U << 1)	/* an entry's error, or asked for */
+#define TWHEEL_CQE_WAITED	(1U << 4)	/* waited in the kernel for room */
+
 #define TWHEEL_IOC_MAGIC	0xB9
 #define TWHEEL_IOC_SET_CONFIG	_IOW(TWHEEL_IOC_MAGIC, 0x00, struct twheel_config)
 #define TWHEEL_IOC_GET_INFO	_IOR(TWHEEL_IOC_MAGIC, 0x01, struct twheel_info)
@@ -144,5 +252,7 @@ struct twheel_event {
 /* 0x04 was BATCH of 40-byte entries, before slack: never reused. */
 #define TWHEEL_IOC_BATCH	_IOW(TWHEEL_IOC_MAGIC, 0x06, struct twheel_batch)
 #define TWHEEL_IOC_QUERY	_IOWR(TWHEEL_IOC_MAGIC, 0x05, struct twheel_query)
+#define TWHEEL_IOC_RING_SETUP	_IOWR(TWHEEL_IOC_MAGIC, 0x07, struct twheel_ring_setup)
+#define TWHEEL_IOC_RING_ENTER	_IO(TWHEEL_IOC_MAGIC, 0x08)
 
 #endif /* _UAPI_LINUX_TIMINGWHEEL_H */

@@ -1,0 +1,1100 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * timingwheel: shared-memory rings.
+ *
+ * Copyright (C) 2026 The timingwheel authors
+ */
+
+/**
+ * DOC: Rings
+ *
+ * A file may opt in, once, to shared-memory rings (TWHEEL_IOC_RING_SETUP):
+ * submission rings (SQs), each fed by one thread with starts and stops of
+ * timers named by slot, and one completion ring (CQ) that the kernel fills
+ * with expiries and results.  A read-only header publishes when the
+ * hrtimer will next run (armed_for) and how far the wheel may have gone
+ * (wheel_ns).  In the steady state a start or a stop is a few stores and
+ * no system call.  Everything is allocated at setup and freed at
+ * ->release; consuming entries, firing and posting never allocate.
+ *
+ * The ordering contract, every shared load READ_ONCE() or its C11
+ * equivalent, as in io_uring's header::
+ *
+ *   producer (one per SQ)                     kernel
+ *   write entries, then tail (release)  --->  load tail (acquire), read entries
+ *   load head (acquire), reuse entries  <---  read entries, store head (release)
+ *   consumer of the CQ
+ *   load tail (acquire), read events    <---  write events, store tail (release)
+ *   read events, store head (release)   --->  load head (acquire), reuse events
+ *
+ * The kernel keeps private copies of every head, tail, mask and size, and
+ * reads an SQ tail or the CQ head once per round into a private copy that
+ * it checks: a value no honest program can produce breaks the rings for
+ * good ("DOC: The broken state").  Every entry is read once, word by word,
+ * and every slot index bounded with array_index_nospec() before use.  The
+ * kernel never waits on an entry: what lies below the tail it loaded is
+ * taken as written.
+ */
+
+/**
+ * DOC: No system call in the steady state
+ *
+ * A submitter needs TWHEEL_IOC_RING_ENTER only for a start due before the
+ * header's armed_for, when NEED_ENTER or NEED_FLUSH is set, or when its SQ
+ * is full: anything else is consumed by the hrtimer callback, which runs
+ * no later than armed_for and consumes before it advances the wheel.
+ *
+ * Publish-and-check is the store-buffering pattern: each side stores,
+ * makes a full barrier, then loads what the other side stores::
+ *
+ *   kernel: tw_ring_publish()             submitter: timingwheel_submit()
+ *   WRITE_ONCE(hdr->armed_for, T);        store tail (release);
+ *   smp_mb();                             atomic_thread_fence(seq_cst);
+ *   load every SQ tail;                   load hdr->armed_for;
+ *   new entries: program a follow-up      due before it: RING_ENTER
+ *
+ * No wakeup is lost: the two loads cannot both miss the other side's
+ * store, each following a full barrier after its own side's store.  Either
+ * the submitter sees T and enters if its start is due before T, or the
+ * kernel sees the tail and runs the callback within TW_BURST_GAP_NS, or
+ * both.  Acquire and release alone would allow both loads to miss (liburing
+ * issue 541).  NEED_FLUSH pairs with the CQ consumer's head store the same
+ * way, and wheel_ns (tw_ring_begin()) with a stopper's tail store.
+ */
+
+/**
+ * DOC: Stops that provably win
+ *
+ * The wheel advances to a tick t only at a consumption point that has
+ * published t as wheel_ns, then made a full barrier, then applied every
+ * SQ up to the tails it loaded after that barrier (tw_ring_begin()).  A
+ * stopper that stores its tail, makes a full barrier and then loads a
+ * wheel_ns below the stopped timer's time knows the stop wins: a point
+ * whose tail load missed the stop published no more than that value, so
+ * advanced below the timer's first tick, and the first point that sees
+ * the stop applies it before it advances.
+ */
+
+/**
+ * DOC: The broken state
+ *
+ * A tail more than sq_entries ahead of the published head or behind the
+ * applied head, or a CQ head that leaves more than cq_entries events or is
+ * ahead of the tail, is no honest value: the rings break for good.
+ * TWHEEL_RING_BROKEN is set and ``broken`` names the ring; RING_ENTER fails
+ * with EBADFD, poll() adds EPOLLERR, and no ring is read or written again.
+ * Ring timers still fire, onto the waiting list, bounded by the capacity;
+ * id timers and the ioctls keep working; close() frees it all.
+ */
+
+/**
+ * DOC: Softirq work
+ *
+ * The hrtimer callback applies entries and posts events within
+ * expiry_batch units of work, as it fires at most expiry_batch timers.
+ * If entries are left it does not advance the wheel (a stop among them
+ * must win), sets NEED_ENTER, leaves the hrtimer idle and wakes pollers:
+ * the rest is done by the file's own system calls, in process context.  A
+ * callback runs only for a due timer, a burst's follow-up, or once per
+ * publish that saw new entries, so a thread that rewrites a tail buys at
+ * most one callback of expiry_batch units per TW_BURST_GAP_NS.  A per-user
+ * token bucket on top of that is rings.rst's next step.
+ */
+
+#include <linux/highmem.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/nospec.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "tw_client.h"
+#include "tw_compat.h"
+#include "tw_ring.h"
+
+/* A result slot with nothing to post. */
+#define TW_RES_NONE		S32_MIN
+/* Lateness a waiting one-shot slot keeps, saturating: 2^46 - 1 ns. */
+#define TW_LATE_MAX		(BIT_ULL(46) - 1)
+/* Allocation pauses for the scheduler and fatal signals this often. */
+#define TW_PAGES_PER_PAUSE	512
+#define TW_CTL_BYTES		sizeof(struct twheel_ring_ctl)
+
+enum tw_rslot_state {
+	TW_RS_FREE,
+	TW_RS_ARMED,
+	TW_RS_WAITING,
+};
+
+/**
+ * struct tw_rslot - one timer slot of a ring file, kernel-private: 40 bytes
+ * @node:   the wheel's part while ARMED; while WAITING, @node.link is on
+ *          tw_ring.waiting; tw_client.lock
+ * @cookie: the caller's, carried into the slot's events; tw_client.lock
+ * @late:   WAITING: how late it fired, in ns, saturating; tw_client.lock
+ * @state:  an enum tw_rslot_state; tw_client.lock
+ * @gen:    the generation of the start that armed it; tw_client.lock
+ */
+struct tw_rslot {
+	struct tw_timer	node;
+	u64		cookie;
+	u64		late:46;
+	u64		state:2;
+	u64		gen:16;
+};
+
+/**
+ * struct tw_ring_sq - the kernel's side of one submission ring
+ * @ctl:  the shared control block, through the kernel's vmap()
+ * @sqes: the shared entries
+ * @res:  per entry, its result waiting for CQ room, or TW_RES_NONE;
+ *        kernel-private
+ * @head: applied head: entries below it are applied; tw_client.lock
+ * @pub:  published head: entries below it are the producer's again; at
+ *        most @head; tw_client.lock
+ */
+struct tw_ring_sq {
+	struct twheel_ring_ctl	*ctl;
+	struct twheel_sqe	*sqes;
+	s32			*res;
+	u32			head;
+	u32			pub;
+};
+
+/**
+ * struct tw_ring - the rings of one file
+ * @hdr:        the shared header, kernel-written only
+ * @cq_ctl:     the CQ's shared control block
+ * @cqes:       the CQ's shared events
+ * @cq_tail:    private tail: events below it are posted; tw_client.lock
+ * @cq_room:    free CQ entries at the last check of the head;
+ *              tw_client.lock
+ * @cq_stored:  the tail last stored to @cq_ctl; tw_client.lock
+ * @capacity:   slots; constant, as the sizes and masks below
+ * @nr_sq:      submission rings
+ * @sq_entries: entries per SQ
+ * @cq_entries: entries of the CQ
+ * @next_sq:    the SQ a round starts at, round-robin; tw_client.lock
+ * @armed_for:  what the header says of the hrtimer; tw_client.lock
+ * @wheel_ns:   what the header says of the wheel; tw_client.lock
+ * @flags:      TWHEEL_RING_*, as published; tw_client.lock
+ * @broken:     the ring that broke them, or 0; tw_client.lock
+ * @seq:        the header's sequence count; tw_client.lock
+ * @off:        the time namespace offset at setup; constant
+ * @resolution: the client's, fixed at setup; constant
+ * @slots:      @capacity slots, kernel-private
+ * @waiting:    WAITING slots, in firing order; tw_client.lock
+ * @nr_armed:   ARMED slots; tw_client.lock
+ * @nr_waiting: WAITING slots; tw_client.lock
+ * @posted:     events and results posted, ever; tw_client.lock
+ * @waited:     events that waited for room, ever; tw_client.lock
+ * @errors:     entries that failed, ever; tw_client.lock
+ * @memory:     the bytes allocated, as charged; constant
+ * @maps:       the kernel's vmap() of each region: header, SQs, CQ
+ * @pages:      every page, header first, then each SQ's, then the CQ's
+ * @nr_pages:   the size of @pages
+ * @sq_pages:   pages per SQ region
+ * @cq_pages:   pages of the CQ region
+ * @sq:         the SQs
+ */
+struct tw_ring {
+	struct twheel_ring_hdr	*hdr;
+	struct twheel_ring_ctl	*cq_ctl;
+	struct twheel_cqe	*cqes;
+	u32			cq_tail;
+	u32			cq_room;
+	u32			cq_stored;
+	u32			capacity;
+	u32			nr_sq;
+	u32			sq_entries;
+	u32			cq_entries;
+	u32			next_sq;
+	u64			armed_for;
+	u64			wheel_ns;
+	u32			flags;
+	u32			broken;
+	u32			seq;
+	s64			off;
+	u64			resolution;
+	struct tw_rslot		*slots;
+	struct list_head	waiting;
+	u64			nr_armed;
+	u64			nr_waiting;
+	u64			posted;
+	u64			waited;
+	u64			errors;
+	u64			memory;
+	void			*maps[TWHEEL_RING_MAX_SQ + 2];
+	struct page		**pages;
+	unsigned long		nr_pages;
+	unsigned long		sq_pages;
+	unsigned long		cq_pages;
+	struct tw_ring_sq	sq[] __counted_by(nr_sq);
+};
+
+static_assert(sizeof(struct twheel_ring_hdr) == 160);
+static_assert(sizeof(struct twheel_ring_ctl) == 128);
+static_assert(sizeof(struct twheel_sqe) == 32);
+static_assert(sizeof(struct twheel_cqe) == 48);
+static_assert(sizeof(struct twheel_ring_setup) == 64);
+static_assert(offsetof(struct twheel_ring_hdr, posted) == 128);
+static_assert(offsetof(struct twheel_ring_hdr, resolution_ns) == 88);
+static_assert(offsetof(struct twheel_ring_ctl, tail) == 64);
+static_assert(TWHEEL_OFF_SQ(TWHEEL_RING_MAX_SQ) <= TWHEEL_OFF_CQ);
+
+static u32 tw_sq_bytes(u32 entries)
+{
+	return TW_CTL_BYTES + entries * sizeof(struct twheel_sqe);
+}
+
+static u32 tw_cq_bytes(u32 entries)
+{
+	return TW_CTL_BYTES + entries * sizeof(struct twheel_cqe);
+}
+
+/* The most CQ entries a setup may ask for: an event a slot, a result an entry. */
+static u32 tw_cq_cap(const struct twheel_ring_setup *p)
+{
+	u64 want = (u64)p->capacity + (u64)p->nr_sq * p->sq_entries;
+
+	return min_t(u64, TWHEEL_RING_MAX_CQ,
+		     max_t(u64, TWHEEL_RING_MIN_ENTRIES, roundup_pow_of_two(want)));
+}
+
+static bool tw_ring_pow2_in(u32 v, u32 max)
+{
+	return is_power_of_2(v) && v >= TWHEEL_RING_MIN_ENTRIES && v <= max;
+}
+
+/* Setup's arguments; 0 or -EINVAL. */
+static int tw_ring_check(const struct twheel_ring_setup *p)
+{
+	if (!p->capacity || p->capacity > TWHEEL_RING_MAX_CAPACITY ||
+	    !p->nr_sq || p->nr_sq > TWHEEL_RING_MAX_SQ || p->flags ||
+	    p->__reserved[0] || p->__reserved[1])
+		return -EINVAL;
+	if (!tw_ring_pow2_in(p->sq_entries, TWHEEL_RING_MAX_SQ_ENTRIES) ||
+	    !tw_ring_pow2_in(p->cq_entries, tw_cq_cap(p)))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * tw_ring_size - check a setup's arguments and fill in its out fields
+ * @p: the setup, as the caller gave it
+ *
+ * Return: 0, or -EINVAL for an argument out of range.
+ */
+int tw_ring_size(struct twheel_ring_setup *p)
+{
+	u64 pages;
+	int ret = tw_ring_check(p);
+
+	if (ret)
+		return ret;
+	p->hdr_bytes = PAGE_SIZE;
+	p->sq_bytes = tw_sq_bytes(p->sq_entries);
+	p->cq_bytes = tw_cq_bytes(p->cq_entries);
+	pages = 1 + (u64)p->nr_sq * DIV_ROUND_UP(p->sq_bytes, PAGE_SIZE) +
+		DIV_ROUND_UP(p->cq_bytes, PAGE_SIZE);
+	p->memory = (u64)p->capacity * sizeof(struct tw_rslot) +
+		    (u64)p->nr_sq * p->sq_entries * sizeof(s32) +
+		    pages * (PAGE_SIZE + sizeof(struct page *)) + PAGE_SIZE;
+	p->timers = max_t(u64, p->capacity, DIV_ROUND_UP(p->memory, 64));
+	return 0;
+}
+
+/* Allocate @r->nr_pages zeroed pages, charged; pausing for fatal signals. */
+static int tw_ring_alloc_pages(struct tw_ring *r)
+{
+	unsigned long i;
+
+	r->pages = kvcalloc(r->nr_pages, sizeof(*r->pages), TW_GFP);
+	if (!r->pages)
+		return -ENOMEM;
+	for (i = 0; i < r->nr_pages; i++) {
+		if (i && !(i % TW_PAGES_PER_PAUSE)) {
+			if (fatal_signal_pending(current))
+				return -EINTR;
+			cond_resched();
+		}
+		r->pages[i] = alloc_page(TW_GFP | __GFP_ZERO);
+		if (!r->pages[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The kernel's view of each region: one vmap() each. */
+static int tw_ring_map(struct tw_ring *r)
+{
+	unsigned long first = 1;
+	unsigned int i;
+
+	r->maps[0] = vmap(r->pages, 1, VM_MAP, PAGE_KERNEL);
+	if (!r->maps[0])
+		return -ENOMEM;
+	r->hdr = r->maps[0];
+	for (i = 0; i < r->nr_sq; i++, first += r->sq_pages) {
+		r->maps[i + 1] = vmap(r->pages + first, r->sq_pages, VM_MAP,
+				      PAGE_KERNEL);
+		if (!r->maps[i + 1])
+			return -ENOMEM;
+		r->sq[i].ctl = r->maps[i + 1];
+		r->sq[i].sqes = r->maps[i + 1] + TW_CTL_BYTES;
+	}
+	r->maps[i + 1] = vmap(r->pages + first, r->cq_pages, VM_MAP, PAGE_KERNEL);
+	if (!r->maps[i + 1])
+		return -ENOMEM;
+	r->cq_ctl = r->maps[i + 1];
+	r->cqes = r->maps[i + 1] + TW_CTL_BYTES;
+	return 0;
+}
+
+static int tw_ring_alloc_results(struct tw_ring *r)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < r->nr_sq; i++) {
+		r->sq[i].res = kvmalloc_array(r->sq_entries, sizeof(s32), TW_GFP);
+		if (!r->sq[i].res)
+			return -ENOMEM;
+		for (k = 0; k < r->sq_entries; k++)
+			r->sq[i].res[k] = TW_RES_NONE;
+	}
+	return 0;
+}
+
+/* The header's constant part, written once at setup. */
+static void tw_ring_init_hdr(struct tw_ring *r, const struct twheel_ring_setup *p,
+			     clockid_t clockid)
+{
+	struct twheel_ring_hdr *h = r->hdr;
+
+	h->armed_for = U64_MAX;
+	h->capacity = p->capacity;
+	h->nr_sq = p->nr_sq;
+	h->sq_entries = p->sq_entries;
+	h->cq_entries = p->cq_entries;
+	h->clockid = clockid;
+	h->resolution_ns = r->resolution;
+	h->sq_bytes = p->sq_bytes;
+	h->cq_bytes = p->cq_bytes;
+	h->timens_offset_ns = r->off;
+	r->armed_for = U64_MAX;
+}
+
+/**
+ * tw_ring_alloc - allocate and set up the rings a checked setup describes
+ * @p:          the setup, sized by tw_ring_size()
+ * @clockid:    the client's clock, published in the header
+ * @resolution: the client's resolution, fixed from now on
+ * @off:        the caller's time namespace offset: every time in the rings
+ *              is on that view
+ *
+ * Everything the rings will ever use is allocated here, charged to the
+ * caller's memory cgroup.
+ *
+ * Context: process context; may sleep.
+ * Return: the rings, or ERR_PTR(-ENOMEM) or ERR_PTR(-EINTR).
+ */
+struct tw_ring *tw_ring_alloc(struct twheel_ring_setup *p, clockid_t clockid,
+			      u64 resolution, s64 off)
+{
+	struct tw_ring *r;
+	int ret;
+
+	r = kzalloc(struct_size(r, sq, p->nr_sq), TW_GFP);
+	if (!r)
+		return ERR_PTR(-ENOMEM);
+	r->nr_sq = p->nr_sq;
+	r->capacity = p->capacity;
+	r->sq_entries = p->sq_entries;
+	r->cq_entries = p->cq_entries;
+	r->cq_room = p->cq_entries;
+	r->resolution = resolution;
+	r->off = off;
+	r->memory = p->memory;
+	INIT_LIST_HEAD(&r->waiting);
+	r->sq_pages = DIV_ROUND_UP(p->sq_bytes, PAGE_SIZE);
+	r->cq_pages = DIV_ROUND_UP(p->cq_bytes, PAGE_SIZE);
+	r->nr_pages = 1 + r->nr_sq * r->sq_pages + r->cq_pages;
+	ret = tw_ring_alloc_pages(r);
+	if (!ret)
+		ret = tw_ring_map(r);
+	if (!ret)
+		ret = tw_ring_alloc_results(r);
+	if (!ret) {
+		r->slots = kvcalloc(r->capacity, sizeof(*r->slots), TW_GFP);
+		ret = r->slots ? 0 : -ENOMEM;
+	}
+	if (ret) {
+		tw_ring_free(r);
+		return ERR_PTR(ret);
+	}
+	tw_ring_init_hdr(r, p, clockid);
+	return r;
+}
+
+/**
+ * tw_ring_free - free the rings
+ * @r: the rings; no hrtimer callback may run, and no mapping may be left
+ *     (->release runs after the last munmap(), since each mapping holds
+ *     the file)
+ *
+ * Pages are put, not freed: a page pinned by get_user_pages() outlives
+ * this until it is unpinned.
+ */
+void tw_ring_free(struct tw_ring *r)
+{
+	unsigned long i;
+
+	for (i = 0; i < ARRAY_SIZE(r->maps); i++)
+		if (r->maps[i])
+			vunmap(r->maps[i]);
+	for (i = 0; r->pages && i < r->nr_pages && r->pages[i]; i++)
+		put_page(r->pages[i]);
+	kvfree(r->pages);
+	for (i = 0; i < r->nr_sq; i++)
+		kvfree(r->sq[i].res);
+	kvfree(r->slots);
+	kfree(r);
+}
+
+/**
+ * tw_ring_memory - the bytes the rings hold, as charged at setup
+ * @r: the rings
+ *
+ * Return: tw_ring_size()'s memory.
+ */
+u64 tw_ring_memory(const struct tw_ring *r)
+{
+	return r->memory;
+}
+
+/* The pages of the region at mmap() offset @off, and whether it may be written. */
+static int tw_ring_region(const struct tw_ring *r, u64 off,
+			  unsigned long *first, unsigned long *nr, bool *rw)
+{
+	u64 i;
+
+	*rw = true;
+	if (off == TWHEEL_OFF_RING_HDR) {
+		*first = 0;
+		*nr = 1;
+		*rw = false;
+	} else if (off == TWHEEL_OFF_CQ) {
+		*first = 1 + r->nr_sq * r->sq_pages;
+		*nr = r->cq_pages;
+	} else if (off >= TWHEEL_OFF_SQ(0) && off < TWHEEL_OFF_SQ(r->nr_sq) &&
+		   !((off - TWHEEL_OFF_SQ(0)) % (TWHEEL_OFF_SQ(1) - TWHEEL_OFF_SQ(0)))) {
+		i = (off - TWHEEL_OFF_SQ(0)) / (TWHEEL_OFF_SQ(1) - TWHEEL_OFF_SQ(0));
+		*first = 1 + i * r->sq_pages;
+		*nr = r->sq_pages;
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * tw_ring_mmap - map one region of the rings
+ * @r:   the rings
+ * @vma: the caller's mapping: MAP_SHARED, at a region's offset, no longer
+ *       than the region
+ *
+ * The pages go in with vm_insert_pages(), each PTE holding a reference;
+ * the mapping cannot grow (VM_DONTEXPAND), stays out of core dumps
+ * (VM_DONTDUMP), and can never become executable, nor the header writable.
+ *
+ * Return: 0; -EINVAL for another offset, a length beyond the region or a
+ * private mapping; -EACCES for PROT_EXEC, or PROT_WRITE on the header.
+ */
+int tw_ring_mmap(struct tw_ring *r, struct vm_area_struct *vma)
+{
+	unsigned long first, nr, len = vma_pages(vma);
+	bool rw;
+	int ret;
+
+	ret = tw_ring_region(r, (u64)vma->vm_pgoff << PAGE_SHIFT, &first, &nr, &rw);
+	if (ret || !len || len > nr || !(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	if ((vma->vm_flags & VM_EXEC) || (!rw && (vma->vm_flags & VM_WRITE)))
+		return -EACCES;
+	tw_vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP,
+			VM_MAYEXEC | (rw ? 0 : VM_MAYWRITE));
+	nr = len;
+	return vm_insert_pages(vma, vma->vm_start, r->pages + first, &nr);
+}
+
+/* Write the header's changing part, under its sequence count. */
+static void tw_ring_write_hdr(struct tw_ring *r)
+{
+	struct twheel_ring_hdr *h = r->hdr;
+
+	WRITE_ONCE(h->seq, ++r->seq);
+	smp_wmb();
+	WRITE_ONCE(h->armed_for, r->armed_for);
+	WRITE_ONCE(h->wheel_ns, r->wheel_ns);
+	WRITE_ONCE(h->flags, r->flags);
+	WRITE_ONCE(h->broken, r->broken);
+	smp_wmb();
+	WRITE_ONCE(h->seq, ++r->seq);
+	WRITE_ONCE(h->posted, r->posted);
+	WRITE_ONCE(h->waited, r->waited);
+	WRITE_ONCE(h->waiting, r->nr_waiting);
+	WRITE_ONCE(h->errors, r->errors);
+}
+
+/* Corrupt shared memory: the rings are unusable from now on. */
+static void tw_ring_break(struct tw_ring *r, u32 which)
+{
+	if (r->broken)
+		return;
+	r->broken = which;
+	r->flags |= TWHEEL_RING_BROKEN;
+	tw_ring_write_hdr(r);
+}
+
+/* Load and check the CQ head: how much room the CQ has.  False if broken. */
+static bool tw_ring_cq_check(struct tw_ring *r)
+{
+	u32 head = smp_load_acquire(&r->cq_ctl->head);
+	u32 used = r->cq_tail - head;
+
+	if (used > r->cq_entries) {
+		tw_ring_break(r, TWHEEL_BROKEN_CQ);
+		return false;
+	}
+	r->cq_room = r->cq_entries - used;
+	return true;
+}
+
+/* The next CQ entry to write, or NULL if the CQ is full or broken. */
+static struct twheel_cqe *tw_ring_cqe(struct tw_ring *r)
+{
+	struct twheel_cqe *e;
+
+	if (r->broken || !r->cq_room)
+		return NULL;
+	e = &r->cqes[r->cq_tail & (r->cq_entries - 1)];
+	r->cq_tail++;
+	r->cq_room--;
+	r->posted++;
+	return e;
+}
+
+static u64 tw_ring_view(const struct tw_ring *r, u64 host)
+{
+	if (r->off < 0)
+		return host > (u64)-r->off ? host + r->off : 0;
+	return host + r->off;
+}
+
+/* Post the expiry of slot @s; its fields, not the entry's, fill the event. */
+static void tw_ring_post_expiry(struct tw_ring *r, struct twheel_cqe *e,
+				const struct tw_rslot *s, u64 fired, u16 flags)
+{
+	u64 due = s->node.expires * r->resolution;
+
+	e->cookie = s->cookie;
+	e->due = tw_ring_view(r, due);
+	e->fired = tw_ring_view(r, fired);
+	e->overrun = 0;
+	e->slot = s - r->slots;
+	e->gen = s->gen;
+	e->flags = TWHEEL_CQE_EXPIRY | flags;
+	e->res = 0;
+	e->sq = 0;
+	e->__reserved = 0;
+}
+
+/**
+ * tw_ring_owns - whether a wheel node is one of the rings' slots
+ * @r:    the rings, or NULL
+ * @node: a node the wheel fired
+ *
+ * Return: true if @node lies in @r's slot array.
+ */
+bool tw_ring_owns(const struct tw_ring *r, const struct tw_timer *node)
+{
+	unsigned long off = (unsigned long)node - (unsigned long)r->slots;
+
+	return r && off < (unsigned long)r->capacity * sizeof(*r->slots);
+}
+
+/**
+ * tw_ring_fire - the wheel fired a slot: post its expiry, or let it wait
+ * @r:    the rings
+ * @c:    the client, its lock held; @c->fire_ns is the time it fired
+ * @node: the slot's node, out of the wheel
+ *
+ * A slot posts only behind every waiting one, so that events keep their
+ * firing order; else it waits for room, none lost, nothing allocated.
+ */
+void tw_ring_fire(struct tw_ring *r, struct tw_client *c, struct tw_timer *node)
+{
+	struct tw_rslot *s = container_of(node, struct tw_rslot, node);
+	struct twheel_cqe *e = NULL;
+	u64 due = node->expires * r->resolution;
+
+	lockdep_assert_held(&c->lock);
+	r->nr_armed--;
+	if (list_empty(&r->waiting))
+		e = tw_ring_cqe(r);
+	if (e) {
+		tw_ring_post_expiry(r, e, s, c->fire_ns, 0);
+		s->state = TW_RS_FREE;
+		return;
+	}
+	s->late = min_t(u64, c->fire_ns > due ? c->fire_ns - due : 0, TW_LATE_MAX);
+	s->state = TW_RS_WAITING;
+	list_add_tail(&node->link, &r->waiting);
+	r->nr_waiting++;
+	r->waited++;
+}
+
+/* Post waiting events, oldest first, within @budget; return how many. */
+static unsigned int tw_ring_post_waiting(struct tw_ring *r, unsigned int budget)
+{
+	struct tw_rslot *s;
+	struct twheel_cqe *e;
+	unsigned int n = 0;
+
+	while (n < budget && !list_empty(&r->waiting)) {
+		e = tw_ring_cqe(r);
+		if (!e)
+			break;
+		s = list_first_entry(&r->waiting, struct tw_rslot, node.link);
+		list_del(&s->node.link);
+		tw_ring_post_expiry(r, e, s, s->node.expires * r->resolution + s->late,
+				    TWHEEL_CQE_WAITED);
+		s->state = TW_RS_FREE;
+		r->nr_waiting--;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Post SQ @i's results, in ring order, moving its published head over
+ * entries with nothing to post, within @budget entries; then publish the
+ * head.  A result without room stops it: the entries from there stay the
+ * kernel's, so the producer sees its SQ fill.
+ */
+static unsigned int tw_ring_post_results(struct tw_ring *r, unsigned int i,
+					 unsigned int budget)
+{
+	struct tw_ring_sq *sq = &r->sq[i];
+	const struct twheel_sqe *src;
+	struct twheel_cqe *e;
+	unsigned int n = 0;
+	u32 idx;
+
+	while (sq->pub != sq->head && n < budget) {
+		idx = sq->pub & (r->sq_entries - 1);
+		if (sq->res[idx] != TW_RES_NONE) {
+			e = tw_ring_cqe(r);
+			if (!e)
+				break;
+			src = &sq->sqes[idx];
+			/* Only copied: a rewritten entry garbles its own result. */
+			memset(e, 0, sizeof(*e));
+			e->cookie = READ_ONCE(src->cookie);
+			e->slot = READ_ONCE(src->slot);
+			e->gen = READ_ONCE(src->gen);
+			e->flags = TWHEEL_CQE_RESULT;
+			e->res = sq->res[idx];
+			e->sq = i;
+			sq->res[idx] = TW_RES_NONE;
+		}
+		sq->pub++;
+		n++;
+	}
+	smp_store_release(&sq->ctl->head, sq->pub);
+	return n;
+}
+
+/* Read an entry once, word by word, into a private copy. */
+static void tw_ring_read_sqe(const struct twheel_sqe *src, struct twheel_sqe *e)
+{
+	const u64 *w = (const u64 *)src;
+	u64 *d = (u64 *)e;
+	unsigned int k;
+
+	for (k = 0; k < sizeof(*e) / sizeof(u64); k++)
+		d[k] = READ_ONCE(w[k]);
+}
+
+/* Arm slot @s for entry @e: new, re-armed, or taken off the waiting list. */
+static int tw_ring_start(struct tw_ring *r, struct tw_client *c,
+			 struct tw_rslot *s, const struct twheel_sqe *e, u64 now)
+{
+	struct tw_when w;
+	int ret;
+
+	if (e->flags & TWHEEL_SQE_PERIODIC)
+		return -EOPNOTSUPP;
+	if (s->state != TW_RS_FREE &&
+	    (!(e->flags & TWHEEL_SQE_REPLACE) || s->gen != e->gen))
+		return -EEXIST;
+	ret = tw_client_when(c, e->when, e->arg, r->off, now, &w);
+	if (ret)
+		return ret;
+	/* Checked first, so that a refused start changes nothing. */
+	if (w.at >= tw_max_expiry(&c->wheel))
+		return -ERANGE;
+	if (s->state == TW_RS_ARMED) {
+		if (s->node.expires < w.lo || s->node.expires > w.hi)
+			ret = tw_modify(&c->wheel, &s->node, w.at);
+		if (ret)
+			return ret;
+	} else {
+		if (s->state == TW_RS_WAITING) {
+			list_del(&s->node.link);
+			r->nr_waiting--;
+		}
+		tw_timer_init(&s->node);
+		ret = tw_start(&c->wheel, &s->node, w.at);
+		/* Unreachable after the check above; the slot is then free. */
+		if (WARN_ON_ONCE(ret)) {
+			s->state = TW_RS_FREE;
+			return ret;
+		}
+		r->nr_armed++;
+		s->state = TW_RS_ARMED;
+	}
+	s->gen = e->gen;
+	s->cookie = e->cookie;
+	return 0;
+}
+
+/* Stop slot @s for entry @e: TWHEEL_STOPPED_* or -ENOENT. */
+static int tw_ring_stop(struct tw_ring *r, struct tw_client *c,
+			struct tw_rslot *s, const struct twheel_sqe *e)
+{
+	if (e->when || e->arg || (e->flags & ~TWHEEL_SQE_RESULT))
+		return -EINVAL;
+	if (s->state == TW_RS_FREE || s->gen != e->gen)
+		return -ENOENT;
+	if (s->state == TW_RS_ARMED) {
+		tw_stop(&c->wheel, &s->node);
+		r->nr_armed--;
+		s->state = TW_RS_FREE;
+		return TWHEEL_STOPPED_PENDING;
+	}
+	list_del(&s->node.link);
+	r->nr_waiting--;
+	s->state = TW_RS_FREE;
+	return TWHEEL_STOPPED_EXPIRED;
+}
+
+#define TW_SQE_FLAGS	(TWHEEL_SQE_REPLACE | TWHEEL_SQE_PERIODIC | TWHEEL_SQE_RESULT)
+
+/* Apply entry @idx of SQ @i: its result to post, or TW_RES_NONE. */
+static s32 tw_ring_apply(struct tw_ring *r, struct tw_client *c, unsigned int i,
+			 u32 idx, u64 now)
+{
+	struct twheel_sqe e;
+	struct tw_rslot *s;
+	int ret;
+
+	tw_ring_read_sqe(&r->sq[i].sqes[idx], &e);
+	if ((e.flags & ~TW_SQE_FLAGS) || e.slot >= r->capacity) {
+		ret = -EINVAL;
+	} else {
+		s = &r->slots[array_index_nospec(e.slot, r->capacity)];
+		if (e.op == TWHEEL_SQE_START)
+			ret = tw_ring_start(r, c, s, &e, now);
+		else if (e.op == TWHEEL_SQE_STOP)
+			ret = tw_ring_stop(r, c, s, &e);
+		else
+			ret = -EINVAL;
+	}
+	if (ret < 0)
+		r->errors++;
+	else if (!(e.flags & TWHEEL_SQE_RESULT))
+		return TW_RES_NONE;
+	return ret;
+}
+
+/*
+ * Load SQ @i's tail once and check it against the private heads; apply up
+ * to @budget entries.  Return the entries applied; *@left is set if any
+ * remain below the tail.
+ */
+static unsigned int tw_ring_apply_sq(struct tw_ring *r, struct tw_client *c,
+				     unsigned int i, unsigned int budget,
+				     u64 now, bool *left)
+{
+	struct tw_ring_sq *sq = &r->sq[i];
+	u32 tail = smp_load_acquire(&sq->ctl->tail), n, k, idx;
+
+	if (tail - sq->pub > r->sq_entries || tail - sq->pub < sq->head - sq->pub) {
+		tw_ring_break(r, TWHEEL_BROKEN_SQ | i);
+		return 0;
+	}
+	n = min(tail - sq->head, budget);
+	for (k = 0; k < n; k++) {
+		idx = (sq->head + k) & (r->sq_entries - 1);
+		sq->res[idx] = tw_ring_apply(r, c, i, idx, now);
+	}
+	sq->head += n;
+	if (sq->head != tail)
+		*left = true;
+	return n;
+}
+
+/*
+ * One round over the SQs, from the one after where the last stopped:
+ * results held for room first, since they hold SQ space, then the
+ * entries.  Return the units of work done.
+ */
+static unsigned int tw_ring_consume(struct tw_ring *r, struct tw_client *c,
+				    unsigned int budget, u64 now, bool *left)
+{
+	unsigned int done = 0, k, i;
+
+	for (k = 0; k < r->nr_sq && !r->broken; k++) {
+		i = (r->next_sq + k) % r->nr_sq;
+		if (done >= budget) {
+			*left = true;
+			break;
+		}
+		done += tw_ring_post_results(r, i, budget - done);
+		if (done < budget)
+			done += tw_ring_apply_sq(r, c, i, budget - done, now, left);
+		else if (smp_load_acquire(&r->sq[i].ctl->tail) != r->sq[i].head)
+			*left = true;
+		if (done < budget)
+			done += tw_ring_post_results(r, i, budget - done);
+	}
+	r->next_sq = (r->next_sq + 1) % r->nr_sq;
+	return done;
+}
+
+/**
+ * tw_ring_begin - a consumption point, before the wheel advances
+ * @r:        the rings
+ * @c:        the client, its lock held
+ * @now:      the clock, host's view
+ * @tick:     the tick the wheel would advance to
+ * @budget:   the most units of work: entries applied, results and waiting
+ *            events posted
+ * @callback: the hrtimer callback: entries left set NEED_ENTER
+ *
+ * Publishes @tick as wheel_ns, makes a full barrier, then posts waiting
+ * events and applies the SQs up to the tails it loads after the barrier
+ * ("DOC: Stops that provably win").
+ *
+ * Return: true if every SQ was applied up to those tails, so the wheel may
+ * advance to @tick.
+ */
+bool tw_ring_begin(struct tw_ring *r, struct tw_client *c, u64 now, u64 tick,
+		   unsigned int budget, bool callback)
+{
+	bool left = false;
+	unsigned int done;
+
+	lockdep_assert_held(&c->lock);
+	if (r->broken)
+		return true;
+	tick = max(tick, tw_now(&c->wheel));
+	r->wheel_ns = max(r->wheel_ns, tw_ring_view(r, tick * r->resolution));
+	tw_ring_write_hdr(r);
+	/* Pairs with the stopper's fence after its tail store. */
+	smp_mb();
+	r->cq_stored = r->cq_tail;
+	if (!tw_ring_cq_check(r))
+		return true;
+	done = tw_ring_post_waiting(r, budget);
+	if (done < budget)
+		tw_ring_consume(r, c, budget - done, now, &left);
+	else
+		left = true;
+	if (r->broken)
+		return true;
+	if (left && callback)
+		r->flags |= TWHEEL_RING_NEED_ENTER;
+	else if (!left)
+		r->flags &= ~TWHEEL_RING_NEED_ENTER;
+	return !left;
+}
+
+/**
+ * tw_ring_end - after the wheel advanced: publish the CQ's new events
+ * @r: the rings, the client's lock held
+ *
+ * Return: the events and results posted since tw_ring_begin(), for the
+ * caller to wake readers.
+ */
+unsigned int tw_ring_end(struct tw_ring *r)
+{
+	u32 n = r->cq_tail - r->cq_stored;
+
+	if (n)
+		smp_store_release(&r->cq_ctl->tail, r->cq_tail);
+	r->cq_stored = r->cq_tail;
+	return n;
+}
+
+/**
+ * tw_ring_results_held - whether entries' results wait for CQ room
+ * @r: the rings, the client's lock held
+ *
+ * Return: true if an SQ's published head is behind its applied head.
+ */
+bool tw_ring_results_held(const struct tw_ring *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nr_sq; i++)
+		if (r->sq[i].pub != r->sq[i].head)
+			return true;
+	return false;
+}
+
+/**
+ * tw_ring_held - whether results or events wait for CQ room
+ * @r: the rings, the client's lock held
+ *
+ * Return: true if any does.
+ */
+bool tw_ring_held(const struct tw_ring *r)
+{
+	return r->nr_waiting || tw_ring_results_held(r);
+}
+
+/**
+ * tw_ring_work_bound - the most units of work the rings can hold at once
+ * @r: the rings
+ *
+ * Return: every SQ entry, CQ entry and slot: what bounds RING_ENTER.
+ */
+u64 tw_ring_work_bound(const struct tw_ring *r)
+{
+	return (u64)r->nr_sq * r->sq_entries + r->cq_entries + r->capacity;
+}
+
+/**
+ * tw_ring_publish - publish the hrtimer's time and the flags, then look
+ * @r:         the rings, the client's lock held
+ * @armed_for: the host time the hrtimer fires no later than; U64_MAX: idle
+ *
+ * The kernel's half of the store-buffering pairs ("DOC: No system call in
+ * the steady state"): the stores, a full barrier, then the loads of every
+ * SQ tail and of the CQ head, in a row.
+ *
+ * Return: true if an SQ holds entries not applied, or something held can
+ * now be posted: the caller must see that a consumption point follows.
+ */
+bool tw_ring_publish(struct tw_ring *r, u64 armed_for)
+{
+	bool held = tw_ring_held(r);
+	unsigned int i;
+
+	if (r->broken)
+		return false;
+	r->armed_for = armed_for == U64_MAX ? U64_MAX : tw_ring_view(r, armed_for);
+	if (held)
+		r->flags |= TWHEEL_RING_NEED_FLUSH;
+	else
+		r->flags &= ~TWHEEL_RING_NEED_FLUSH;
+	tw_ring_write_hdr(r);
+	/* Pairs with the submitter's and the CQ consumer's fences. */
+	smp_mb();
+	for (i = 0; i < r->nr_sq; i++)
+		if (smp_load_acquire(&r->sq[i].ctl->tail) != r->sq[i].head)
+			return true;
+	return held && r->cq_entries != r->cq_tail -
+					 smp_load_acquire(&r->cq_ctl->head);
+}
+
+/**
+ * tw_ring_stalled - whether a callback ran out of budget with entries left
+ * @r: the rings, the client's lock held
+ *
+ * Return: true while NEED_ENTER is set: the wheel waits for a system call.
+ */
+bool tw_ring_stalled(const struct tw_ring *r)
+{
+	return r->flags & TWHEEL_RING_NEED_ENTER;
+}
+
+/**
+ * tw_ring_more - whether a consumption point has work left now
+ * @r: the rings, the client's lock held
+ *
+ * Return: true if an SQ holds entries not applied, or events or results
+ * wait while the CQ has room.
+ */
+bool tw_ring_more(struct tw_ring *r)
+{
+	unsigned int i;
+
+	if (r->broken)
+		return false;
+	for (i = 0; i < r->nr_sq; i++)
+		if (READ_ONCE(r->sq[i].ctl->tail) != r->sq[i].head)
+			return true;
+	return tw_ring_held(r) && tw_ring_cq_check(r) && r->cq_room;
+}
+
+/**
+ * tw_ring_broken - whether the rings broke
+ * @r: the rings, the client's lock held
+ *
+ * Return: true once corrupt shared memory was seen.
+ */
+bool tw_ring_broken(const struct tw_ring *r)
+{
+	return r->broken;
+}
+
+/**
+ * tw_ring_pending - ARMED slots, for GET_INFO
+ * @r: the rings, the client's lock held
+ *
+ * Return: the number of slots in the wheel.
+ */
+u64 tw_ring_pending(const struct tw_ring *r)
+{
+	return r->nr_armed;
+}
+
+/**
+ * tw_ring_queued - events the kernel holds for CQ room, for GET_INFO
+ * @r: the rings, the client's lock held
+ *
+ * Return: the number of WAITING slots.
+ */
+u64 tw_ring_queued(const struct tw_ring *r)
+{
+	return r->nr_waiting;
+}
+
+/**
+ * tw_ring_poll_mask - what poll() reports of the rings
+ * @r: the rings
+ *
+ * Lockless, and it cannot miss a wakeup: every change that makes this
+ * report more (an event posted, a flag set, the rings broken) is made under
+ * tw_client.lock and followed, after the unlock, by a wake-up of
+ * tw_client.wq, which poll_wait() joined before this looked.  A stale
+ * answer costs a look at an empty CQ, or an ENTER with nothing to do.
+ *
+ * Return: EPOLLIN | EPOLLRDNORM while the CQ holds events, events or
+ * results wait, or a flag asks for RING_ENTER; EPOLLERR once broken.
+ */
+__poll_t tw_ring_poll_mask(struct tw_ring *r)
+{
+	u32 flags = READ_ONCE(r->flags);
+
+	if (flags & TWHEEL_RING_BROKEN)
+		return EPOLLERR;
+	if ((flags & (TWHEEL_RING_NEED_ENTER | TWHEEL_RING_NEED_FLUSH)) ||
+	    READ_ONCE(r->cq_stored) != READ_ONCE(r->cq_ctl->head))
+		return EPOLLIN | EPOLLRDNORM;
+	return 0;
+}
