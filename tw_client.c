@@ -1604,10 +1604,10 @@ static long tw_client_ring_chunk(struct tw_client *c, bool *more)
 		posted = tw_catch_up(c, now, TW_CHUNK, false);
 		posted += tw_program(c, now);
 		*more = tw_ring_more(c->ring) || tw_has_due(&c->wheel);
-		ret = posted;
+		ret = tw_ring_broken(c->ring) ? -EBADFD : (long)posted;
 	}
 	spin_unlock_bh(&c->lock);
-	if (ret > 0)
+	if (ret)
 		tw_wake_readers(c);
 	return ret;
 }

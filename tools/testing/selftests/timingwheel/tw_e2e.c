@@ -2076,6 +2076,8 @@ static void t_trace_events(struct __test_metadata *_metadata)
 	put_file(TRACEFS, "tracing_on", "1");
 }
 
+#include "tw_e2e_ring.h"
+
 /*
  * Every test is a TEST_F of an empty fixture, for its timeout: generous,
  * since a TCG guest is slow, and only a hang waits that long.
@@ -2147,5 +2149,15 @@ TEST_F_TIMEOUT(tw, slack_coalesces_wakeups, 180) { t_slack_coalesces(_metadata);
 TEST_F_TIMEOUT(tw, slack_replace_in_range, 180) { t_slack_replace(_metadata); }
 TEST_F_TIMEOUT(tw, time_namespace, 180) { t_time_namespace(_metadata); }
 TEST_F_TIMEOUT(tw, trace_events, 180) { t_trace_events(_metadata); }
+
+TEST_F_TIMEOUT(tw, ring_setup_errors, 180) { t_ring_setup_errors(_metadata); }
+TEST_F_TIMEOUT(tw, ring_limit_enospc, 180) { t_ring_limit(_metadata); }
+TEST_F_TIMEOUT(tw, ring_mmap_errors, 180) { t_ring_mmap_errors(_metadata); }
+TEST_F_TIMEOUT(tw, ring_start_expiry, 180) { t_ring_start_expiry(_metadata); }
+TEST_F_TIMEOUT(tw, ring_stop_and_results, 180) { t_ring_stop_and_results(_metadata); }
+TEST_F_TIMEOUT(tw, ring_cq_full_waits, 180) { t_ring_cq_full_waits(_metadata); }
+TEST_F_TIMEOUT(tw, ring_no_syscall_steady, 180) { t_ring_no_syscall_steady(_metadata); }
+TEST_F_TIMEOUT(tw, ring_corrupt_broken, 180) { t_ring_corrupt_broken(_metadata); }
+TEST_F_TIMEOUT(tw, ring_close_while_mapped, 180) { t_ring_close_while_mapped(_metadata); }
 
 TEST_HARNESS_MAIN

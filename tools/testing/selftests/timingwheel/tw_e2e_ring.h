@@ -1,0 +1,489 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tw_e2e's tests of the shared-memory rings (rings.rst), on the raw ABI:
+ * setup and mmap() errors, starts, stops and results through an SQ,
+ * expiries through the CQ, a full CQ, corrupt indices, no system call in
+ * the steady state, close and fork while mapped.  Included by tw_e2e.c,
+ * whose helpers it uses.
+ */
+#ifndef _TW_E2E_RING_H
+#define _TW_E2E_RING_H
+
+/* A ring file's setup and mapping, which every later check needs. */
+#define ASSERT_RING(call) do {						\
+	int __ret = (call);						\
+	EXPECT_TRUE(__ret == 0) TH_LOG("ring setup: %d", __ret);	\
+	if (__ret)							\
+		return;							\
+} while (0)
+
+/* A ring file as a test maps it: the header, SQ 0 and the CQ. */
+struct tring {
+	int fd;
+	struct twheel_ring_setup p;
+	struct twheel_ring_hdr *hdr;
+	struct twheel_ring_ctl *sq;
+	struct twheel_sqe *sqes;
+	struct twheel_ring_ctl *cq;
+	struct twheel_cqe *cqes;
+	uint32_t sq_tail;
+	uint32_t cq_head;
+	unsigned int enters;
+};
+
+static int ring_setup(int fd, struct twheel_ring_setup *p)
+{
+	return tw_ioctl(fd, TWHEEL_IOC_RING_SETUP, p);
+}
+
+static void *ring_map(int fd, uint64_t off, size_t len, int prot)
+{
+	void *m = mmap(NULL, len, prot, MAP_SHARED, fd, (off_t)off);
+
+	return m == MAP_FAILED ? NULL : m;
+}
+
+/* Open, set up and map a ring file; 0, or -errno of the setup. */
+static int tring_open(struct tring *r, uint32_t capacity, uint32_t sq_entries,
+		      uint32_t cq_entries)
+{
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->fd = tw_open(0);
+	r->p.capacity = capacity;
+	r->p.nr_sq = 1;
+	r->p.sq_entries = sq_entries;
+	r->p.cq_entries = cq_entries;
+	ret = ring_setup(r->fd, &r->p);
+	if (ret)
+		return ret;
+	r->hdr = ring_map(r->fd, TWHEEL_OFF_RING_HDR, r->p.hdr_bytes, PROT_READ);
+	r->sq = ring_map(r->fd, TWHEEL_OFF_SQ(0), r->p.sq_bytes,
+			 PROT_READ | PROT_WRITE);
+	r->cq = ring_map(r->fd, TWHEEL_OFF_CQ, r->p.cq_bytes,
+			 PROT_READ | PROT_WRITE);
+	if (!r->hdr || !r->sq || !r->cq)
+		return -errno;
+	r->sqes = (struct twheel_sqe *)(r->sq + 1);
+	r->cqes = (struct twheel_cqe *)(r->cq + 1);
+	return 0;
+}
+
+static void tring_close(struct tring *r)
+{
+	if (r->hdr)
+		munmap(r->hdr, r->p.hdr_bytes);
+	if (r->sq)
+		munmap(r->sq, r->p.sq_bytes);
+	if (r->cq)
+		munmap(r->cq, r->p.cq_bytes);
+	close(r->fd);
+}
+
+static int ring_enter(int fd)
+{
+	return tw_ioctl(fd, TWHEEL_IOC_RING_ENTER, NULL);
+}
+
+/* The next free SQE, or NULL if the SQ is full. */
+static struct twheel_sqe *tring_sqe(struct tring *r)
+{
+	uint32_t head = __atomic_load_n(&r->sq->head, __ATOMIC_ACQUIRE);
+	struct twheel_sqe *e;
+
+	if (r->sq_tail - head >= r->p.sq_entries)
+		return NULL;
+	e = &r->sqes[r->sq_tail++ & (r->p.sq_entries - 1)];
+	memset(e, 0, sizeof(*e));
+	return e;
+}
+
+/* The header's armed_for, torn-free on a 32-bit process too. */
+static uint64_t tring_armed_for(const struct tring *r)
+{
+	uint32_t s1, s2;
+	uint64_t v;
+
+	do {
+		s1 = __atomic_load_n(&r->hdr->seq, __ATOMIC_ACQUIRE);
+		v = __atomic_load_n(&r->hdr->armed_for, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		s2 = __atomic_load_n(&r->hdr->seq, __ATOMIC_RELAXED);
+	} while ((s1 & 1) || s1 != s2);
+	return v;
+}
+
+/*
+ * Publish the entries written, then the store-buffering check: enter only
+ * if a start is due before the hrtimer, or a flag asks for it.
+ */
+static int tring_submit(struct tring *r, uint64_t earliest)
+{
+	uint32_t flags;
+
+	__atomic_store_n(&r->sq->tail, r->sq_tail, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	flags = __atomic_load_n(&r->hdr->flags, __ATOMIC_RELAXED);
+	if (earliest < tring_armed_for(r) ||
+	    (flags & (TWHEEL_RING_NEED_ENTER | TWHEEL_RING_NEED_FLUSH))) {
+		r->enters++;
+		return ring_enter(r->fd);
+	}
+	return 0;
+}
+
+static void tring_start(struct tring *r, uint32_t slot, uint16_t gen,
+			uint64_t cookie, uint64_t when, uint8_t flags)
+{
+	struct twheel_sqe *e = tring_sqe(r);
+
+	if (!e)
+		return;
+	e->op = TWHEEL_SQE_START;
+	e->flags = flags;
+	e->slot = slot;
+	e->gen = gen;
+	e->cookie = cookie;
+	e->when = when;
+}
+
+static void tring_stop(struct tring *r, uint32_t slot, uint16_t gen,
+		       uint64_t cookie, uint8_t flags)
+{
+	struct twheel_sqe *e = tring_sqe(r);
+
+	if (!e)
+		return;
+	e->op = TWHEEL_SQE_STOP;
+	e->flags = flags;
+	e->slot = slot;
+	e->gen = gen;
+	e->cookie = cookie;
+}
+
+/* Take up to @n events from the CQ, waiting up to @timeout_ms for them. */
+static unsigned int tring_reap(struct tring *r, struct twheel_cqe *out,
+			       unsigned int n, int timeout_ms)
+{
+	uint64_t end = now_ns() + (uint64_t)timeout_ms * MS;
+	unsigned int got = 0;
+	uint32_t tail, flags;
+
+	while (got < n) {
+		tail = __atomic_load_n(&r->cq->tail, __ATOMIC_ACQUIRE);
+		while (r->cq_head != tail && got < n)
+			out[got++] = r->cqes[r->cq_head++ & (r->p.cq_entries - 1)];
+		__atomic_store_n(&r->cq->head, r->cq_head, __ATOMIC_RELEASE);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		flags = __atomic_load_n(&r->hdr->flags, __ATOMIC_RELAXED);
+		if (flags & (TWHEEL_RING_NEED_FLUSH | TWHEEL_RING_NEED_ENTER)) {
+			r->enters++;
+			ring_enter(r->fd);
+		}
+		if (got == n || now_ns() >= end)
+			break;
+		if (r->cq_head == __atomic_load_n(&r->cq->tail, __ATOMIC_ACQUIRE)) {
+			struct pollfd pf = { .fd = r->fd, .events = POLLIN };
+
+			poll(&pf, 1, 20);
+		}
+	}
+	return got;
+}
+
+static void t_ring_setup_errors(struct __test_metadata *_metadata)
+{
+	struct twheel_ring_setup ok = {
+		.capacity = 100, .nr_sq = 2, .sq_entries = 64, .cq_entries = 256,
+	}, p;
+	unsigned long old = read_param(MAX_TIMERS_PARAM);
+	int fd = tw_open(0), fd2 = tw_open(0);
+
+	EXPECT_TRUE(!!(info(fd).features & TWHEEL_FEATURE_RINGS));
+	EXPECT_TRUE(ring_enter(fd) == -ENODEV);
+	EXPECT_TRUE(!ring_map(fd, TWHEEL_OFF_RING_HDR, 4096, PROT_READ) &&
+		    errno == ENODEV);
+#define BAD(field, v) do { p = ok; p.field = v; \
+	EXPECT_TRUE(ring_setup(fd, &p) == -EINVAL) TH_LOG(#field " %llu", \
+	(unsigned long long)(v)); } while (0)
+	BAD(capacity, 0);
+	BAD(capacity, TWHEEL_RING_MAX_CAPACITY + 1);
+	BAD(nr_sq, 0);
+	BAD(nr_sq, TWHEEL_RING_MAX_SQ + 1);
+	BAD(sq_entries, 4);
+	BAD(sq_entries, 48);
+	BAD(sq_entries, TWHEEL_RING_MAX_SQ_ENTRIES * 2);
+	BAD(cq_entries, 0);
+	BAD(cq_entries, 100);
+	/* 100 slots and 128 entries: a CQ of more than 256 is refused. */
+	BAD(cq_entries, 512);
+	BAD(flags, 1);
+	BAD(__reserved[1], 1);
+#undef BAD
+	write_param(MAX_TIMERS_PARAM, 99);
+	p = ok;
+	EXPECT_TRUE(ring_setup(fd, &p) == -ENOSPC);
+	write_param(MAX_TIMERS_PARAM, old);
+
+	EXPECT_TRUE(start(fd2, 1, 60000 * MS, 0, 0) == 0);
+	p = ok;
+	EXPECT_TRUE(ring_setup(fd2, &p) == -EBUSY);
+
+	p = ok;
+	EXPECT_TRUE(ring_setup(fd, &p) == 0);
+	EXPECT_TRUE(p.hdr_bytes == 4096 && p.sq_bytes == 128 + 32 * 64 &&
+		    p.cq_bytes == 128 + 48 * 256)
+		TH_LOG("%u %u %u", p.hdr_bytes, p.sq_bytes, p.cq_bytes);
+	/* 40 B a slot, 4 a held result, 7 pages and their pointers, 4096. */
+	EXPECT_TRUE(p.memory == 100 * 40 + 2 * 64 * 4 + 7 * (4096 + 8) + 4096)
+		TH_LOG("memory %llu", (unsigned long long)p.memory);
+	EXPECT_TRUE(p.timers == (p.memory + 63) / 64);
+	EXPECT_TRUE(info(fd).memory >= p.memory);
+	EXPECT_TRUE(ring_setup(fd, &p) == -EEXIST);
+	EXPECT_TRUE(set_config(fd, CLOCK_MONOTONIC, 0) == -EBUSY);
+	EXPECT_TRUE(tw_ioctl(fd, TWHEEL_IOC_RING_ENTER, (void *)1) == -EINVAL);
+	EXPECT_TRUE(ring_enter(fd) == 0);
+	close(fd);
+	close(fd2);
+}
+
+/* Ring memory counts against max_user_timers: 64 B a timer, not capacity. */
+static void t_ring_limit(struct __test_metadata *_metadata)
+{
+	unsigned long old = read_param(MAX_USER_TIMERS_PARAM);
+	struct twheel_ring_setup p = {
+		.capacity = 1, .nr_sq = 64, .sq_entries = 32768, .cq_entries = 8,
+	};
+	int fd = tw_open(0);
+	uint64_t before = info(fd).user_timers;
+
+	write_param(MAX_USER_TIMERS_PARAM, before + 1000000);
+	EXPECT_TRUE(ring_setup(fd, &p) == -ENOSPC)
+		TH_LOG("1 slot, 64 SQs of 32768, in 1,000,000 timers");
+	EXPECT_TRUE(info(fd).user_timers == before);
+	write_param(MAX_USER_TIMERS_PARAM, old);
+	p.nr_sq = 1;
+	p.sq_entries = 8;
+	EXPECT_TRUE(ring_setup(fd, &p) == 0);
+	EXPECT_TRUE(info(fd).user_timers == before + p.timers);
+	close(fd);
+	fd = tw_open(0);
+	EXPECT_TRUE(info(fd).user_timers == before);
+	close(fd);
+}
+
+static void t_ring_mmap_errors(struct __test_metadata *_metadata)
+{
+	struct tring r;
+	void *m;
+
+	EXPECT_TRUE(tring_open(&r, 16, 8, 32) == 0);
+	EXPECT_TRUE(!ring_map(r.fd, 4096, 4096, PROT_READ) && errno == EINVAL);
+	EXPECT_TRUE(!ring_map(r.fd, TWHEEL_OFF_SQ(1), 4096, PROT_READ) &&
+		    errno == EINVAL);
+	EXPECT_TRUE(!ring_map(r.fd, TWHEEL_OFF_CQ, 2 * 4096, PROT_READ) &&
+		    errno == EINVAL);
+	EXPECT_TRUE(!ring_map(r.fd, TWHEEL_OFF_RING_HDR, 4096,
+			      PROT_READ | PROT_WRITE) && errno == EACCES);
+	EXPECT_TRUE(!ring_map(r.fd, TWHEEL_OFF_CQ, 4096, PROT_READ | PROT_EXEC) &&
+		    errno == EACCES);
+	m = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, r.fd, TWHEEL_OFF_CQ);
+	EXPECT_TRUE(m == MAP_FAILED && errno == EINVAL);
+	EXPECT_TRUE(mprotect(r.hdr, 4096, PROT_READ | PROT_WRITE) == -1 &&
+		    errno == EACCES);
+	EXPECT_TRUE(mremap(r.cq, 4096, 8192, MREMAP_MAYMOVE) == MAP_FAILED);
+	EXPECT_TRUE(r.hdr->capacity == 16 && r.hdr->sq_entries == 8 &&
+		    r.hdr->cq_entries == 32 && r.hdr->armed_for == UINT64_MAX &&
+		    r.hdr->resolution_ns == RES_NS);
+	tring_close(&r);
+}
+
+static void t_ring_start_expiry(struct __test_metadata *_metadata)
+{
+	struct twheel_cqe ev[4];
+	uint64_t t0 = now_ns(), when = t0 + 30 * MS;
+	struct tring r;
+
+	ASSERT_RING(tring_open(&r, 16, 8, 32));
+	tring_start(&r, 3, 7, 0xc00c1e, when, 0);
+	tring_start(&r, 4, 1, 0xbeef, when + 10 * MS, 0);
+	/* The hrtimer is idle: the first start enters. */
+	EXPECT_TRUE(tring_submit(&r, when) == 0 && r.enters == 1);
+	EXPECT_TRUE(tring_armed_for(&r) <= tick_up(when, RES_NS));
+	EXPECT_TRUE(info(r.fd).pending == 2);
+	EXPECT_TRUE(tring_reap(&r, ev, 2, 5000) == 2);
+	EXPECT_TRUE(ev[0].cookie == 0xc00c1e && ev[0].slot == 3 && ev[0].gen == 7 &&
+		    ev[0].flags == TWHEEL_CQE_EXPIRY && ev[0].due == tick_up(when, RES_NS) &&
+		    ev[0].fired >= ev[0].due && now_ns() >= ev[0].due)
+		TH_LOG("cookie %llx slot %u due %llu fired %llu",
+		       (unsigned long long)ev[0].cookie, ev[0].slot,
+		       (unsigned long long)ev[0].due, (unsigned long long)ev[0].fired);
+	EXPECT_TRUE(ev[1].cookie == 0xbeef && ev[1].due >= when + 10 * MS);
+	/* Fired slots are free: started again without REPLACE. */
+	tring_start(&r, 3, 8, 1, now_ns() + 10 * MS, TWHEEL_SQE_RESULT);
+	EXPECT_TRUE(tring_submit(&r, 0) == 0);
+	EXPECT_TRUE(tring_reap(&r, ev, 2, 5000) == 2);
+	EXPECT_TRUE(ev[0].flags == TWHEEL_CQE_RESULT && ev[0].res == 0 &&
+		    ev[1].flags == TWHEEL_CQE_EXPIRY && ev[1].gen == 8);
+	EXPECT_TRUE(r.hdr->posted == 4 && r.hdr->errors == 0);
+	tring_close(&r);
+}
+
+static void t_ring_stop_and_results(struct __test_metadata *_metadata)
+{
+	uint64_t far = now_ns() + 60000 * MS;
+	struct twheel_cqe ev[8];
+	struct twheel_sqe *e;
+	struct tring r;
+
+	ASSERT_RING(tring_open(&r, 16, 16, 32));
+	tring_start(&r, 1, 5, 11, far, 0);
+	tring_start(&r, 1, 5, 12, far, 0);			/* EEXIST */
+	tring_start(&r, 1, 5, 13, far + MS, TWHEEL_SQE_REPLACE | TWHEEL_SQE_RESULT);
+	tring_stop(&r, 1, 4, 14, 0);				/* ENOENT: stale gen */
+	tring_stop(&r, 1, 5, 15, TWHEEL_SQE_RESULT);		/* PENDING */
+	tring_stop(&r, 1, 5, 16, 0);				/* ENOENT: free */
+	tring_start(&r, 16, 0, 17, far, 0);			/* EINVAL: slot */
+	e = tring_sqe(&r);
+	e->op = 9;						/* EINVAL: op */
+	e->cookie = 18;
+	tring_start(&r, 2, 0, 19, far, TWHEEL_SQE_PERIODIC);	/* EOPNOTSUPP */
+	EXPECT_TRUE(tring_submit(&r, 0) == 0);
+	EXPECT_TRUE(tring_reap(&r, ev, 8, 5000) == 8);
+	EXPECT_TRUE(ev[0].cookie == 12 && ev[0].res == -EEXIST);
+	EXPECT_TRUE(ev[1].cookie == 13 && ev[1].res == 0);
+	EXPECT_TRUE(ev[2].cookie == 14 && ev[2].res == -ENOENT);
+	EXPECT_TRUE(ev[3].cookie == 15 && ev[3].res == TWHEEL_STOPPED_PENDING);
+	EXPECT_TRUE(ev[4].cookie == 16 && ev[4].res == -ENOENT);
+	EXPECT_TRUE(ev[5].cookie == 17 && ev[5].res == -EINVAL);
+	EXPECT_TRUE(ev[6].cookie == 18 && ev[6].res == -EINVAL &&
+		    ev[6].flags == TWHEEL_CQE_RESULT && ev[6].sq == 0);
+	EXPECT_TRUE(ev[7].cookie == 19 && ev[7].res == -EOPNOTSUPP);
+	EXPECT_TRUE(r.hdr->errors == 6) TH_LOG("errors %llu",
+					       (unsigned long long)r.hdr->errors);
+	EXPECT_TRUE(info(r.fd).pending == 0);
+	tring_close(&r);
+}
+
+/* A CQ of 8 against 100 expiries: each once, in order, none early. */
+static void t_ring_cq_full_waits(struct __test_metadata *_metadata)
+{
+	uint64_t when = now_ns() + 20 * MS, last_due = 0;
+	struct twheel_cqe ev[100];
+	unsigned int i, got = 0, waited = 0, seen[100] = { 0 };
+	struct tring r;
+
+	ASSERT_RING(tring_open(&r, 128, 128, 8));
+	for (i = 0; i < 100; i++)
+		tring_start(&r, i, 1, i, when + (i / 10) * MS, 0);
+	EXPECT_TRUE(tring_submit(&r, when) == 0);
+	sleep_ms(200);
+	EXPECT_TRUE(info(r.fd).queued == 92 && r.hdr->waiting == 92)
+		TH_LOG("queued %llu", (unsigned long long)info(r.fd).queued);
+	while (got < 100) {
+		unsigned int n = tring_reap(&r, ev + got, 100 - got, 2000);
+
+		if (!n)
+			break;
+		got += n;
+	}
+	EXPECT_TRUE(got == 100) TH_LOG("got %u", got);
+	for (i = 0; i < got; i++) {
+		EXPECT_TRUE(ev[i].cookie < 100 && !seen[ev[i].cookie]++);
+		EXPECT_TRUE(ev[i].due >= last_due && ev[i].fired >= ev[i].due);
+		last_due = ev[i].due;
+		waited += !!(ev[i].flags & TWHEEL_CQE_WAITED);
+	}
+	EXPECT_TRUE(waited == 92 && r.hdr->waited == 92 && r.hdr->posted == 100 &&
+		    r.hdr->waiting == 0);
+	tring_close(&r);
+}
+
+/* Stops of timers not yet due win; nothing enters after the first start. */
+static void t_ring_no_syscall_steady(struct __test_metadata *_metadata)
+{
+	uint64_t anchor = now_ns() + 100 * MS, when = anchor + 200 * MS;
+	struct twheel_cqe ev[64];
+	unsigned int i, got;
+	struct tring r;
+
+	ASSERT_RING(tring_open(&r, 256, 256, 256));
+	tring_start(&r, 0, 1, 1000, anchor, 0);
+	EXPECT_TRUE(tring_submit(&r, anchor) == 0 && r.enters == 1);
+	for (i = 1; i <= 64; i++)
+		tring_start(&r, i, 1, i, when, 0);
+	EXPECT_TRUE(tring_submit(&r, when) == 0);
+	for (i = 1; i <= 64; i += 2)
+		tring_stop(&r, i, 1, i, 0);
+	EXPECT_TRUE(tring_submit(&r, UINT64_MAX) == 0);
+	EXPECT_TRUE(r.enters == 1) TH_LOG("enters %u", r.enters);
+	sleep_ms(500);
+	got = tring_reap(&r, ev, 64, 1000);
+	EXPECT_TRUE(got == 33) TH_LOG("got %u", got);
+	for (i = 1; i < got; i++)
+		EXPECT_TRUE(ev[i].cookie % 2 == 0 && ev[i].due >= when);
+	EXPECT_TRUE(ev[0].cookie == 1000);
+	EXPECT_TRUE(r.enters == 1) TH_LOG("enters %u", r.enters);
+	tring_close(&r);
+}
+
+/* Corrupt indices break the rings; the ioctls keep working. */
+static void t_ring_corrupt_broken(struct __test_metadata *_metadata)
+{
+	struct pollfd pf;
+	struct twheel_event e;
+	struct tring r;
+	int ret;
+
+	ASSERT_RING(tring_open(&r, 16, 8, 32));
+	tring_start(&r, 1, 1, 1, now_ns() + 50 * MS, 0);
+	EXPECT_TRUE(tring_submit(&r, 0) == 0);
+	__atomic_store_n(&r.sq->tail, r.sq_tail + 9, __ATOMIC_RELEASE);
+	ret = ring_enter(r.fd);
+	EXPECT_TRUE(ret == -EBADFD) TH_LOG("enter %d flags %u", ret, r.hdr->flags);
+	EXPECT_TRUE((r.hdr->flags & TWHEEL_RING_BROKEN) &&
+		    r.hdr->broken == TWHEEL_BROKEN_SQ);
+	pf.fd = r.fd;
+	pf.events = POLLIN;
+	EXPECT_TRUE(poll(&pf, 1, 0) == 1 && (pf.revents & POLLERR));
+	EXPECT_TRUE(start(r.fd, 7, 10 * MS, 0, 0) == 0);
+	EXPECT_TRUE(read_events(r.fd, &e, 1, 5000) == 1 && e.id == 7);
+	tring_close(&r);
+
+	ASSERT_RING(tring_open(&r, 16, 8, 8));
+	__atomic_store_n(&r.cq->head, 100, __ATOMIC_RELEASE);
+	tring_start(&r, 1, 1, 1, now_ns(), 0);
+	EXPECT_TRUE(tring_submit(&r, 0) == -EBADFD);
+	EXPECT_TRUE(r.hdr->broken == TWHEEL_BROKEN_CQ);
+	tring_close(&r);
+}
+
+/* The file, timers and pages live until the last mapping goes. */
+static void t_ring_close_while_mapped(struct __test_metadata *_metadata)
+{
+	struct tring r;
+	pid_t pid;
+	int st;
+
+	ASSERT_RING(tring_open(&r, 16, 8, 32));
+	tring_start(&r, 2, 1, 42, now_ns() + 20 * MS, 0);
+	EXPECT_TRUE(tring_submit(&r, 0) == 0);
+	pid = fork();
+	if (!pid) {
+		struct twheel_cqe ev;
+
+		close(r.fd);
+		/* The child's copy of the mapping still gets the event. */
+		_exit(tring_reap(&r, &ev, 1, 5000) == 1 && ev.cookie == 42 ? 0 : 1);
+	}
+	close(r.fd);
+	EXPECT_TRUE(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+		    WEXITSTATUS(st) == 0);
+	EXPECT_TRUE(r.hdr->posted == 1 && r.hdr->capacity == 16);
+	munmap(r.hdr, r.p.hdr_bytes);
+	munmap(r.sq, r.p.sq_bytes);
+	munmap(r.cq, r.p.cq_bytes);
+}
+
+#endif /* _TW_E2E_RING_H */
