@@ -1445,7 +1445,9 @@ static ssize_t tw_read_chunk(struct tw_client *c, size_t done, unsigned int max,
 	tw_shrink_ids(c);
 	if (err || posted)
 		tw_wake_readers(c);
-	return err ? err : n;
+	if (err)
+		return err;
+	return n;
 }
 
 /**

@@ -1599,7 +1599,8 @@ static void t_memcg_enomem(struct __test_metadata *_metadata)
 static void t_version_features(struct __test_metadata *_metadata)
 {
 	const uint64_t known = TWHEEL_FEATURE_SLACK | TWHEEL_FEATURE_TIMENS |
-			       TWHEEL_FEATURE_BOOTTIME | TWHEEL_FEATURE_MEMORY;
+			       TWHEEL_FEATURE_BOOTTIME | TWHEEL_FEATURE_MEMORY |
+			       TWHEEL_FEATURE_RINGS;
 	int fd = tw_open(0);
 	struct twheel_info i = info(fd);
 
