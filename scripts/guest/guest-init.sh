@@ -66,6 +66,15 @@ e2e)
 	rc=$?
 	sed 's/^/libtest: /' /tmp/libtest.log
 	echo "TW-LIBTEST rc=$rc"
+	# The examples of tools/examples that the host put here: each checks
+	# its own result.
+	for ex in "$dir"/bin/example_*; do
+		[ -x "$ex" ] || continue
+		timeout 120 "$ex" >/tmp/example.log 2>&1
+		rc=$?
+		sed "s/^/example: /" /tmp/example.log
+		echo "TW-EXAMPLE ${ex##*/example_} rc=$rc"
+	done
 	# The client that scripts/package/packages.sh built against the installed
 	# packages (pkg-config, static), when the host built one.
 	if [ -x "$dir/bin/tw_pkgclient" ]; then

@@ -27,6 +27,12 @@ root=$work/root
 mkdir -p "$root/bin"
 cp "$work/module/timingwheel.ko" "$root/"
 cp "$TW_ROOT"/tools/build/{tw_e2e,tw_fuzz,tw_libtest} "$root/bin/"
+# The examples that judge themselves, run after tw_libtest; each must pass.
+make -s -C "$TW_ROOT/tools" examples >&2 || tw_die "the examples do not build"
+export TW_EXAMPLES=${TW_EXAMPLES-idle_server id_generation mt_reader realtime_side}
+for ex in $TW_EXAMPLES; do
+	cp "$TW_ROOT/tools/build/examples/$ex" "$root/bin/example_$ex"
+done
 
 tw_log "booting UML ($flavour) for the e2e suite${TW_FUZZ_SECONDS:+, fuzzing ${TW_FUZZ_SECONDS}s}"
 tw_uml_boot "$kdir" "$TW_ROOT/scripts/guest/guest-init.sh" "$work/console.log" \

@@ -63,6 +63,16 @@ if [ "$mode" = e2e ]; then
 		grep -E '^libtest: (not ok|# )' "$log" >&2 || true
 		status=1
 	fi
+	# The examples the host gave the guest (TW_EXAMPLES): each must pass.
+	for ex in ${TW_EXAMPLES:-}; do
+		if grep -q "^TW-EXAMPLE $ex rc=0$" "$log"; then
+			tw_log "example $ex on $label: passed"
+		else
+			tw_log "example $ex on $label: FAILED or did not run"
+			grep "^example: " "$log" >&2 || true
+			status=1
+		fi
+	done
 	# The client built with pkg-config against the installed packages: it
 	# must pass where it ran, and must have run where make check asks.
 	if grep -q '^TW-PKGCLIENT rc=0$' "$log"; then

@@ -39,7 +39,7 @@ expect() {
 
 expect "help nosuch says the command is unknown" 2 \
 	"twctl: help: unknown command 'nosuch'" help nosuch
-[ -s "$out.out" ] && not_ok "help nosuch wrote to stdout" || ok "help nosuch: stdout empty"
+if [ -s "$out.out" ]; then not_ok "help nosuch wrote to stdout"; else ok "help nosuch: stdout empty"; fi
 expect "read x names x as MAX" 2 "twctl: read: MAX 'x' is not a number" read x
 expect "watch 4 nope names nope as TIMEOUT" 2 \
 	"twctl: watch: TIMEOUT 'nope' is not a time" watch 4 nope
@@ -63,7 +63,7 @@ for line in "start 1 50 start 6 100 100 start 7 250 stop 7 info watch 10 2000 in
 	# shellcheck disable=SC2086 # the words of the command line
 	"$twctl" $line >"$out.out" 2>"$out.err" </dev/null
 	rc=$?
-	[ $rc -ne 2 ] && ok "accepted: $line" || not_ok "refused: $line"
+	if [ $rc -ne 2 ]; then ok "accepted: $line"; else not_ok "refused: $line"; fi
 done
 
 # --version: the release.
@@ -82,7 +82,7 @@ if man --warnings -l "$page" 2>"$out.err" >/dev/null && [ ! -s "$out.err" ]; the
 else
 	not_ok "man --warnings -l $page"
 fi
-lexgrog "$page" >"$out.out" 2>&1 && ok "lexgrog $page" || not_ok "lexgrog $page"
+if lexgrog "$page" >"$out.out" 2>&1; then ok "lexgrog $page"; else not_ok "lexgrog $page"; fi
 cmds=$("$twctl" --help | sed -n 's/^  \([a-z]*\).*/\1/p')
 [ -n "$cmds" ] || not_ok "--help lists no commands"
 for c in $cmds --version; do
