@@ -12,7 +12,8 @@ set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 
 dir=$1
-tw_need python3 cargo rustc librust-libc-dev librust-mio-dev librust-tokio-dev
+tw_need python3 cargo rustc librust-libc-dev librust-mio-dev librust-tokio-dev \
+	librust-futures-core-dev
 rm -rf "$dir" && mkdir -p "$dir/python" "$dir/rust"
 cp -r "$TW_ROOT/bindings/python/timingwheel.py" "$TW_ROOT/bindings/python/tests" "$dir/python/"
 

@@ -2,9 +2,9 @@
 //! The device under tokio, through `tokio::io::unix::AsyncFd`.
 //!
 //! * [`Expiries`]: the file's events, one by one, as a stream
-//!   ([`Expiries::next`], or [`Expiries::poll_next`], the signature of
-//!   `futures::Stream`); the caller starts and stops timers on
-//!   [`Expiries::device`] and tells them apart by id.
+//!   ([`Expiries::next`], [`Expiries::poll_next`], and with the `stream`
+//!   feature `futures_core::Stream`); the caller starts and stops timers
+//!   on [`Expiries::device`] and tells them apart by id.
 //! * [`Wheel`]: many timers on one file, each a future: [`Sleep`] (as
 //!   `tokio::time::Sleep`, dropping it stops the timer) and [`Interval`].
 //!   A task of the runtime reads the file and hands each event to its
@@ -78,6 +78,15 @@ impl Expiries {
     /// The next event, waiting for it.
     pub fn next(&mut self) -> Next<'_> {
         Next { expiries: self }
+    }
+}
+
+#[cfg(feature = "stream")]
+impl futures_core::Stream for Expiries {
+    type Item = io::Result<Event>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<io::Result<Event>>> {
+        Expiries::poll_next(self.get_mut(), cx).map(Some)
     }
 }
 
@@ -324,6 +333,15 @@ impl Interval {
     /// Wait for the next expiry.
     pub fn tick(&mut self) -> Tick<'_> {
         Tick { interval: self }
+    }
+}
+
+#[cfg(feature = "stream")]
+impl futures_core::Stream for Interval {
+    type Item = io::Result<Event>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<io::Result<Event>>> {
+        self.get_mut().poll_tick(cx).map(Some)
     }
 }
 
