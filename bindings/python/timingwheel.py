@@ -198,6 +198,10 @@ class TimerHandle:
         if callback is not None:
             callback(*args)
 
+    def _close(self):
+        self._cancelled = True
+        self._callback = self._args = None
+
 
 class _FutureTimer:
     """The timer behind ``Wheel.expire_after()``: sets its future."""
@@ -210,6 +214,9 @@ class _FutureTimer:
     def _fire(self, event):
         if not self._future.done():
             self._future.set_result(event)
+
+    def _close(self):
+        self._future.cancel()
 
 
 class Periodic:
@@ -233,12 +240,16 @@ class Periodic:
             self._waiter.set_result(None)
 
     def cancel(self):
+        """Stop the timer; True if it was running."""
         if self._stopped:
             return False
+        self._close()
+        return self._wheel._stop(self._id)
+
+    def _close(self):
         self._stopped = True
         if self._waiter is not None and not self._waiter.done():
             self._waiter.set_result(None)
-        return self._wheel._stop(self._id)
 
     def __aiter__(self):
         return self
@@ -268,6 +279,7 @@ class Wheel:
     event read resolves the future, runs the callback or feeds the
     iterator of its timer.  Use one ``Wheel`` for many timers: each costs
     the kernel O(1) to start and stop, and one read brings many expiries.
+    Like the loop, a ``Wheel`` is used from the loop's thread only.
     """
 
     def __init__(self, loop=None, *, path=DEVICE, resolution_ns=0):
@@ -279,11 +291,15 @@ class Wheel:
         self._loop.add_reader(self.device.fileno(), self._on_readable)
 
     def close(self):
-        """Unregister and close the file: its timers go with it."""
+        """Unregister and close the file: its timers go with it.  Their
+        futures are cancelled, their iterations end, their callbacks never
+        run."""
         if self.device.fd >= 0:
             self._loop.remove_reader(self.device.fileno())
             self.device.close()
-        self._timers.clear()
+        timers, self._timers = self._timers, {}
+        for target in timers.values():
+            target._close()
 
     async def __aenter__(self):
         return self
@@ -325,8 +341,20 @@ class Wheel:
                     target = self._timers.get(event.id)
                 else:
                     target = self._timers.pop(event.id, None)
-                if target is not None:
+                if target is None:
+                    continue
+                # A callback's exception goes to the loop's handler, as
+                # asyncio's own callbacks' do, and loses no other event.
+                try:
                     target._fire(event)
+                except (SystemExit, KeyboardInterrupt):
+                    raise
+                except BaseException as exc:
+                    self._loop.call_exception_handler({
+                        "message": "exception in a timingwheel callback",
+                        "exception": exc,
+                        "handle": target,
+                    })
             if len(events) < READ_EVENTS:
                 return
 

@@ -198,11 +198,34 @@ class WheelTest(unittest.IsolatedAsyncioTestCase):
         self.assertEqual((info.pending, info.queued), (0, 0))
         self.assertEqual(len(self.wheel), 0)
 
+    async def test_callback_exception_loses_nothing(self):
+        errors = []
+        got = []
+        self.loop.set_exception_handler(lambda loop, ctx: errors.append(ctx["exception"]))
+        done = self.loop.create_future()
+
+        def boom():
+            raise ZeroDivisionError
+
+        # Both due at the same tick, read by the same read().
+        self.wheel.call_later(0.005, boom)
+        self.wheel.call_later(0.005, got.append, 1)
+        self.wheel.call_later(0.02, done.set_result, None)
+        await asyncio.wait_for(done, 5)
+        self.assertEqual(got, [1])
+        self.assertEqual([type(e) for e in errors], [ZeroDivisionError])
+
     async def test_close_frees_timers(self):
+        handle = self.wheel.call_later(10, print)
+        future = self.wheel.expire_after(10)
+        ticks = self.wheel.periodic(10)
         for _ in range(10):
             self.wheel.call_later(10, print)
-        self.assertEqual(self.wheel.device.info().pending, 10)
+        self.assertEqual(self.wheel.device.info().pending, 13)
         self.wheel.close()
+        self.assertTrue(handle.cancelled())
+        self.assertTrue(future.cancelled())
+        self.assertEqual([ev async for ev in ticks], [])
         with tw.Device() as dev:
             self.assertEqual(dev.info().user_timers, 0)
 
