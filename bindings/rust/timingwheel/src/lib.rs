@@ -71,7 +71,9 @@ impl Device {
 
     fn open_flags(flags: libc::c_int) -> io::Result<Device> {
         let fd = cvt(unsafe { libc::open(DEVICE.as_ptr(), libc::O_RDWR | libc::O_CLOEXEC | flags) })?;
-        Ok(Device { fd: unsafe { OwnedFd::from_raw_fd(fd) } })
+        Ok(Device {
+            fd: unsafe { OwnedFd::from_raw_fd(fd) },
+        })
     }
 
     unsafe fn ioctl<T>(&self, request: u64, arg: *mut T) -> io::Result<libc::c_int> {
@@ -81,7 +83,11 @@ impl Device {
     /// `TWHEEL_IOC_SET_CONFIG`: the clock (`libc::CLOCK_MONOTONIC` or
     /// `libc::CLOCK_BOOTTIME`) and tick; before the first timer only.
     pub fn config(&self, clockid: libc::clockid_t, resolution_ns: u64) -> io::Result<()> {
-        let mut c = sys::Config { clockid: clockid as u32, resolution_ns, ..Default::default() };
+        let mut c = sys::Config {
+            clockid: clockid as u32,
+            resolution_ns,
+            ..Default::default()
+        };
         unsafe { self.ioctl(sys::IOC_SET_CONFIG, &mut c) }.map(drop)
     }
 
@@ -101,7 +107,11 @@ impl Device {
     /// Start one-shot timer `id`, due `after` from now (never earlier: at
     /// the first tick at or after).  `EEXIST`: the id is taken.
     pub fn start(&self, id: u64, after: Duration) -> io::Result<()> {
-        self.start_spec(&sys::TimerSpec { id, value: nanos(after), ..Default::default() })
+        self.start_spec(&sys::TimerSpec {
+            id,
+            value: nanos(after),
+            ..Default::default()
+        })
     }
 
     /// Start periodic timer `id`: first due `first` from now, then every
@@ -118,7 +128,10 @@ impl Device {
     /// `TWHEEL_IOC_STOP`.  `ENOENT`: no such timer (never started, stopped,
     /// or its last event read).
     pub fn stop(&self, id: u64) -> io::Result<Stopped> {
-        let mut s = sys::Stop { id, ..Default::default() };
+        let mut s = sys::Stop {
+            id,
+            ..Default::default()
+        };
         match unsafe { self.ioctl(sys::IOC_STOP, &mut s) }? {
             sys::STOPPED_EXPIRED => Ok(Stopped::Expired),
             _ => Ok(Stopped::Pending),
@@ -127,7 +140,10 @@ impl Device {
 
     /// `TWHEEL_IOC_QUERY`: timer `id`'s state; `ENOENT` if there is none.
     pub fn query(&self, id: u64) -> io::Result<Query> {
-        let mut q = sys::Query { id, ..Default::default() };
+        let mut q = sys::Query {
+            id,
+            ..Default::default()
+        };
         unsafe { self.ioctl(sys::IOC_QUERY, &mut q) }?;
         Ok(q)
     }
@@ -136,7 +152,11 @@ impl Device {
     /// read.  On a non-blocking file, `WouldBlock` when there are none.
     pub fn read(&self, buf: &mut [Event]) -> io::Result<usize> {
         let n = unsafe {
-            libc::read(self.fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len() * size_of::<Event>())
+            libc::read(
+                self.fd.as_raw_fd(),
+                buf.as_mut_ptr().cast(),
+                std::mem::size_of_val(buf),
+            )
         };
         if n < 0 {
             return Err(io::Error::last_os_error());
@@ -149,12 +169,20 @@ impl Device {
     /// [`Device::open_blocking`]; on a non-blocking one, the iterator ends
     /// when no event waits.
     pub fn events(&self) -> Events<'_> {
-        Events { dev: self, buf: [Event::default(); 64], pos: 0, len: 0 }
+        Events {
+            dev: self,
+            buf: [Event::default(); 64],
+            pos: 0,
+            len: 0,
+        }
     }
 
     /// The clock's time in ns, as the device sees it.
     pub fn now(clockid: libc::clockid_t) -> u64 {
-        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
         unsafe { libc::clock_gettime(clockid, &mut ts) };
         ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
     }
@@ -202,11 +230,21 @@ impl Iterator for Events<'_> {
 
 #[cfg(feature = "mio")]
 impl mio::event::Source for Device {
-    fn register(&mut self, registry: &mio::Registry, token: mio::Token, interests: mio::Interest) -> io::Result<()> {
+    fn register(
+        &mut self,
+        registry: &mio::Registry,
+        token: mio::Token,
+        interests: mio::Interest,
+    ) -> io::Result<()> {
         mio::unix::SourceFd(&self.fd.as_raw_fd()).register(registry, token, interests)
     }
 
-    fn reregister(&mut self, registry: &mio::Registry, token: mio::Token, interests: mio::Interest) -> io::Result<()> {
+    fn reregister(
+        &mut self,
+        registry: &mio::Registry,
+        token: mio::Token,
+        interests: mio::Interest,
+    ) -> io::Result<()> {
         mio::unix::SourceFd(&self.fd.as_raw_fd()).reregister(registry, token, interests)
     }
 

@@ -36,7 +36,11 @@ impl Expiries {
     /// Watch `dev` (opened non-blocking, [`Device::open`]); within a
     /// runtime with I/O enabled.
     pub fn new(dev: Device) -> io::Result<Expiries> {
-        Ok(Expiries { fd: AsyncFd::new(dev)?, buf: Vec::new(), pos: 0 })
+        Ok(Expiries {
+            fd: AsyncFd::new(dev)?,
+            buf: Vec::new(),
+            pos: 0,
+        })
     }
 
     /// The file, to start and stop timers on.
@@ -76,6 +80,7 @@ impl Expiries {
     }
 
     /// The next event, waiting for it.
+    #[allow(clippy::should_implement_trait)] // as tokio_stream::StreamExt::next
     pub fn next(&mut self) -> Next<'_> {
         Next { expiries: self }
     }
@@ -173,7 +178,12 @@ impl Shared {
         let slots = &mut *guard;
         let slot = match slots.map.get_mut(&id) {
             Some(slot) => slot,
-            None => return Poll::Ready(Err(io::Error::new(io::ErrorKind::Other, "timer polled after its end"))),
+            None => {
+                return Poll::Ready(Err(io::Error::new(
+                    io::ErrorKind::Other,
+                    "timer polled after its end",
+                )))
+            }
         };
         if let Some(ev) = slot.events.pop_front() {
             if oneshot {
@@ -216,7 +226,10 @@ impl Wheel {
         let resolution_ns = dev.info()?.resolution_ns;
         let shared = Arc::new(Shared {
             fd: AsyncFd::new(dev)?,
-            slots: Mutex::new(Slots { map: HashMap::new(), failed: None }),
+            slots: Mutex::new(Slots {
+                map: HashMap::new(),
+                failed: None,
+            }),
             next_id: AtomicU64::new(1),
             resolution_ns,
         });
@@ -233,7 +246,10 @@ impl Wheel {
     /// passed (never earlier: at the first tick at or after).
     pub fn sleep(&self, after: Duration) -> io::Result<Sleep> {
         let id = self.shared.start(after, 0)?;
-        Ok(Sleep { shared: Arc::clone(&self.shared), id })
+        Ok(Sleep {
+            shared: Arc::clone(&self.shared),
+            id,
+        })
     }
 
     /// A periodic timer: [`Interval::tick`] completes every `period`
@@ -241,15 +257,23 @@ impl Wheel {
     pub fn interval(&self, period: Duration) -> io::Result<Interval> {
         let res = self.shared.resolution_ns;
         let ticks = ((crate::nanos(period) + res - 1) / res).max(1);
-        let id = self.shared.start(Duration::from_nanos(ticks * res), ticks * res)?;
-        Ok(Interval { shared: Arc::clone(&self.shared), id })
+        let id = self
+            .shared
+            .start(Duration::from_nanos(ticks * res), ticks * res)?;
+        Ok(Interval {
+            shared: Arc::clone(&self.shared),
+            id,
+        })
     }
 }
 
 impl Drop for Wheel {
     fn drop(&mut self) {
         self.reader.abort();
-        self.shared.fail(io::ErrorKind::Other, "the timingwheel::tokio::Wheel was dropped".into());
+        self.shared.fail(
+            io::ErrorKind::Other,
+            "the timingwheel::tokio::Wheel was dropped".into(),
+        );
     }
 }
 

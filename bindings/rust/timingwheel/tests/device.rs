@@ -34,7 +34,10 @@ fn start_query_stop() {
     dev.start(7, Duration::from_secs(10)).unwrap();
     let q = dev.query(7).unwrap();
     assert_eq!((q.id, q.state), (7, sys::STATE_PENDING));
-    assert_eq!(dev.start(7, Duration::from_millis(1)).unwrap_err().kind(), io::ErrorKind::AlreadyExists);
+    assert_eq!(
+        dev.start(7, Duration::from_millis(1)).unwrap_err().kind(),
+        io::ErrorKind::AlreadyExists
+    );
     assert_eq!(dev.stop(7).unwrap(), Stopped::Pending);
     assert_eq!(dev.stop(7).unwrap_err().kind(), io::ErrorKind::NotFound);
     assert_eq!(dev.events().count(), 0);
@@ -66,7 +69,9 @@ fn mio_source() {
     let mut dev = Device::open().unwrap();
     let mut poll = mio::Poll::new().unwrap();
     let mut events = mio::Events::with_capacity(4);
-    poll.registry().register(&mut dev, mio::Token(5), mio::Interest::READABLE).unwrap();
+    poll.registry()
+        .register(&mut dev, mio::Token(5), mio::Interest::READABLE)
+        .unwrap();
     poll.poll(&mut events, Some(Duration::from_millis(10))).unwrap();
     assert!(events.is_empty());
     dev.start(42, Duration::from_millis(5)).unwrap();
@@ -88,13 +93,19 @@ struct StreamNext<'a, S>(&'a mut S);
 impl<S: futures_core::Stream + Unpin> std::future::Future for StreamNext<'_, S> {
     type Output = Option<S::Item>;
 
-    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
         std::pin::Pin::new(&mut *self.0).poll_next(cx)
     }
 }
 
 fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
 }
 
 #[test]
@@ -102,16 +113,23 @@ fn tokio_expiries_stream() {
     rt().block_on(async {
         let mut ex = Expiries::new(Device::open().unwrap()).unwrap();
         for id in 0..100u64 {
-            ex.device().start(id, Duration::from_millis(100 - id / 4)).unwrap();
+            ex.device()
+                .start(id, Duration::from_millis(100 - id / 4))
+                .unwrap();
         }
         let mut got = Vec::new();
         while got.len() < 50 {
-            let e = tokio::time::timeout(Duration::from_secs(5), ex.next()).await.expect("lost").unwrap();
+            let e = tokio::time::timeout(Duration::from_secs(5), ex.next())
+                .await
+                .expect("lost")
+                .unwrap();
             got.push(e);
         }
         // The rest through futures_core::Stream.
         while got.len() < 100 {
-            let e = tokio::time::timeout(Duration::from_secs(5), StreamNext(&mut ex)).await.expect("lost");
+            let e = tokio::time::timeout(Duration::from_secs(5), StreamNext(&mut ex))
+                .await
+                .expect("lost");
             got.push(e.expect("stream ended").unwrap());
         }
         let mut ids: Vec<_> = got.iter().map(|e| e.id).collect();
@@ -139,7 +157,10 @@ fn tokio_sleep() {
             tasks.push(tokio::spawn(async move { (i, t1, s.await) }));
         }
         for t in tasks {
-            let (i, t1, ev) = tokio::time::timeout(Duration::from_secs(5), t).await.expect("lost").unwrap();
+            let (i, t1, ev) = tokio::time::timeout(Duration::from_secs(5), t)
+                .await
+                .expect("lost")
+                .unwrap();
             let ev = ev.unwrap();
             assert!(ev.due >= t1 + (1 + i % 50) * MS, "{} early: {:?}", i, ev);
             assert!(ev.fired >= ev.due);
@@ -159,7 +180,10 @@ fn tokio_sleep_dropped_or_reset() {
         assert_eq!(wheel.device().info().unwrap().pending, 0);
         let mut s = wheel.sleep(Duration::from_secs(10)).unwrap();
         s.reset(Duration::from_millis(5)).unwrap();
-        let ev = tokio::time::timeout(Duration::from_secs(5), s).await.expect("reset lost").unwrap();
+        let ev = tokio::time::timeout(Duration::from_secs(5), s)
+            .await
+            .expect("reset lost")
+            .unwrap();
         assert!(ev.due < now() + MS);
     });
 }
@@ -173,7 +197,10 @@ fn tokio_interval() {
         let mut iv = wheel.interval(Duration::from_millis(10)).unwrap();
         let mut prev: Option<sys::Event> = None;
         for _ in 0..5 {
-            let e = tokio::time::timeout(Duration::from_secs(5), iv.tick()).await.expect("lost").unwrap();
+            let e = tokio::time::timeout(Duration::from_secs(5), iv.tick())
+                .await
+                .expect("lost")
+                .unwrap();
             assert!(e.flags & sys::EVENT_PERIODIC != 0);
             if let Some(p) = prev {
                 assert_eq!(e.due - p.due, (p.overrun + 1) * period);
