@@ -78,7 +78,7 @@ if [ "$mode" = e2e ]; then
 		IFS=: read -r m p ran <<<"$b"
 		if grep -q "^$m rc=0$" "$log" && grep -qE "^$p: $ran" "$log"; then
 			tw_log "the $p binding's tests on $label: passed ($(grep -E "^$p: $ran" "$log" |
-				sed "s/^$p: //; s/;.*//; s/ in .*//" | tr '\n' ' '))"
+				sed "s/^$p: //; s/;.*//; s/ in .*//" | paste -sd ' '))"
 		elif grep -q "^$m " "$log" || [ "${TW_REQUIRE_BINDINGS:-}" = 1 ]; then
 			tw_log "the $p binding's tests on $label: FAILED or did not run"
 			grep -E "^$p: (FAIL|ERROR|.* \.\.\. (FAIL|ERROR)|test .* FAILED|thread .* panicked)" "$log" >&2 || true
