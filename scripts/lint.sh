@@ -94,11 +94,11 @@ if [ "$(grep -c ' T ' <<<"$exported")" -ne "${#libfns[@]}" ]; then
 fi
 tw_log "libtimingwheel: ${#libfns[@]} functions checked for export and manual page"
 
-# Under shellcheck: the scripts of scripts/package, guest, verdict and
-# mutations, but not yet guest-init.sh, kunit-uml.sh, selftest-harness.sh
+# Under shellcheck: the scripts of scripts/package, guest, verdict,
+# mutations and bindings, but not yet guest-init.sh, kunit-uml.sh, selftest-harness.sh
 # or those at the top of scripts/.
 tw_need shellcheck
-if (cd "$TW_ROOT" && shellcheck -x -e SC1091 scripts/package/*.sh scripts/mutations/*.sh \
+if (cd "$TW_ROOT" && shellcheck -x -e SC1091 scripts/package/*.sh scripts/mutations/*.sh bindings/*.sh \
 	scripts/guest/{qemu-run,uml-e2e,uml-kernel,uml-kbench,debian-kernel,guest-demo}.sh \
 	scripts/verdict/{e2e-verdict,kunit-verdict,kunit-count,check-console}.sh) >&2; then
 	tw_log "shellcheck of the scripts under it: clean"
