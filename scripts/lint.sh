@@ -69,6 +69,17 @@ else
 	tw_log "libtimingwheel host test: failed"
 	status=1
 fi
+# twctl's command line and manual page, no device needed, and the examples
+# of tools/examples, warning-free (tools/Makefile: twctl-test, examples).
+tw_need man-db
+if make -s -C "$TW_ROOT/tools" twctl-test examples CFLAGS="-O2 -g -Wall -Wextra -Werror" \
+	>"$TW_CACHE/run/twctl-test${TW_RUN_TAG:+-$TW_RUN_TAG}.log" 2>&1; then
+	tw_log "twctl test and the examples (tools/examples): passed, warning-free"
+else
+	grep -v '^ok ' "$TW_CACHE/run/twctl-test${TW_RUN_TAG:+-$TW_RUN_TAG}.log" >&2
+	tw_log "twctl test or the examples: failed"
+	status=1
+fi
 mapfile -t libfns < <(sed -n 's/^[a-z].*[ *]\(timingwheel_[a-z_]*\)(.*/\1/p' "$TW_ROOT/lib/libtimingwheel.h")
 exported=$(nm -D --defined-only "$TW_ROOT/lib/libtimingwheel.so.1.0.0" 2>/dev/null)
 for fn in "${libfns[@]}"; do
@@ -83,11 +94,11 @@ if [ "$(grep -c ' T ' <<<"$exported")" -ne "${#libfns[@]}" ]; then
 fi
 tw_log "libtimingwheel: ${#libfns[@]} functions checked for export and manual page"
 
-# Under shellcheck: the scripts of scripts/package, guest, verdict and
-# mutations, but not yet guest-init.sh, kunit-uml.sh, selftest-harness.sh
+# Under shellcheck: the scripts of scripts/package, guest, verdict,
+# mutations and bindings, but not yet guest-init.sh, kunit-uml.sh, selftest-harness.sh
 # or those at the top of scripts/.
 tw_need shellcheck
-if (cd "$TW_ROOT" && shellcheck -x -e SC1091 scripts/package/*.sh scripts/mutations/*.sh \
+if (cd "$TW_ROOT" && shellcheck -x -e SC1091 scripts/package/*.sh scripts/mutations/*.sh bindings/*.sh \
 	scripts/guest/{qemu-run,uml-e2e,uml-kernel,uml-kbench,debian-kernel,guest-demo}.sh \
 	scripts/verdict/{e2e-verdict,kunit-verdict,kunit-count,check-console}.sh) >&2; then
 	tw_log "shellcheck of the scripts under it: clean"

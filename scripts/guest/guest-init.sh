@@ -5,7 +5,8 @@
 # The kernel command line says what to do:
 #
 #   tw.mode=e2e|demo|bench|kbench|textpoke   what runs (e2e: tw_e2e,
-#                            tw_libtest, then tw_fuzz if asked; kbench:
+#                            tw_libtest, the bindings' tests where staged,
+#                            then tw_fuzz if asked; kbench:
 #                            timingwheel_kbench.ko; textpoke: trace events
 #                            toggled for tw.fuzz seconds)
 #   tw.dir=DIR               where timingwheel.ko and bin/ are (default /)
@@ -66,11 +67,36 @@ e2e)
 	rc=$?
 	sed 's/^/libtest: /' /tmp/libtest.log
 	echo "TW-LIBTEST rc=$rc"
+	# The examples of tools/examples that the host put here: each checks
+	# its own result.
+	for ex in "$dir"/bin/example_*; do
+		[ -x "$ex" ] || continue
+		timeout 120 "$ex" >/tmp/example.log 2>&1
+		rc=$?
+		sed "s/^/example: /" /tmp/example.log
+		echo "TW-EXAMPLE ${ex##*/example_} rc=$rc"
+	done
 	# The client that scripts/package/packages.sh built against the installed
 	# packages (pkg-config, static), when the host built one.
 	if [ -x "$dir/bin/tw_pkgclient" ]; then
 		timeout 60 "$dir/bin/tw_pkgclient"
 		echo "TW-PKGCLIENT rc=$?"
+	fi
+	# The bindings' tests (bindings/), where the host staged them (UML,
+	# whose root is the host's: its python3, its cargo-built binaries).
+	if [ -d "$dir/bindings" ]; then
+		timeout 300 /usr/bin/python3 -B -m unittest discover -v \
+			-s "$dir/bindings/python/tests" >/tmp/bind.log 2>&1
+		rc=$?
+		sed 's/^/python: /' /tmp/bind.log
+		echo "TW-PYTHON rc=$rc"
+		rc=0
+		: >/tmp/bind.log
+		for t in "$dir"/bindings/rust/*; do
+			timeout 300 "$t" >>/tmp/bind.log 2>&1 || rc=1
+		done
+		sed 's/^/rust: /' /tmp/bind.log
+		echo "TW-RUST rc=$rc"
 	fi
 	# The same suite from a 32-bit process, through compat_ioctl, where
 	# the kernel runs 32-bit programs (UML does not).

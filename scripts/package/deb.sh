@@ -6,6 +6,9 @@
 # its outputs touch the checkout, and moved to DIR (default: the parent of
 # the tree, where dpkg-buildpackage itself would put them).
 # Installs the build dependencies with apt when they are missing.
+# The work directory is TW_DEB_WORK, by default one of its own per
+# TW_RUN_TAG: scripts/package/packages.sh (make check) gives another, so
+# that `make deb` and make check can run side by side.
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
@@ -15,7 +18,7 @@ out=$(cd "$out" && pwd)
 tw_need build-essential debhelper dh-dkms dkms dpkg-dev pkgconf
 
 ver=$(cat "$TW_ROOT/VERSION")
-work=$TW_CACHE/run/deb
+work=${TW_DEB_WORK:-$TW_CACHE/run/deb${TW_RUN_TAG:+-$TW_RUN_TAG}}
 tree=$work/timingwheel-$ver
 rm -rf "$work" && mkdir -p "$tree"
 # The tree as git sees it, committed or not, without what it ignores

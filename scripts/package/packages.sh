@@ -15,11 +15,15 @@ set -uo pipefail
 TW_PKG_REQUIRE_LIB=1
 # ---------------------------------------------------------------------------
 
-tw_need file
+tw_need file lintian
 PKGS_ALL=(timingwheel-dkms timingwheel-tools libtimingwheel1 libtimingwheel-dev)
 ver=$(cat "$TW_ROOT/VERSION")
-out=$TW_CACHE/run/deb-out
-apt_log=$TW_CACHE/run/packages-apt.log
+# This run's files, apart from `make deb`'s ($TW_CACHE/run/deb*) and from
+# another tag's: make check and make deb may run side by side.
+run=$TW_CACHE/run/packages${TW_RUN_TAG:+-$TW_RUN_TAG}
+mkdir -p "$run"
+out=$run/deb-out
+apt_log=$run/apt.log
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 failures=0 start=$SECONDS
 
@@ -71,6 +75,10 @@ purge() {
 }
 trap purge EXIT
 
+# One run at a time on this machine, from its first purge to its last:
+# another's purge would remove this run's packages under it.
+exec 8>/tmp/tw-packages.lock
+flock 8
 : >"$apt_log"
 # A run that died before its purge left its packages: start from nothing.
 purge
@@ -97,7 +105,7 @@ else
 fi
 t=$SECONDS
 rm -rf "$out"
-bash "$TW_ROOT/scripts/package/deb.sh" "$out" || tw_die "make deb failed"
+TW_DEB_WORK=$run/deb bash "$TW_ROOT/scripts/package/deb.sh" "$out" || tw_die "make deb failed"
 pkgs=(timingwheel-dkms timingwheel-tools ${with_lib:+libtimingwheel1 libtimingwheel-dev})
 debs=()
 for p in "${pkgs[@]}"; do
@@ -105,6 +113,16 @@ for p in "${pkgs[@]}"; do
 	debs+=("$f")
 done
 ok "make deb: ${#debs[@]} packages in $((SECONDS - t)) s"
+# lintian, as a Debian developer would run it before an upload: every tag
+# down to pedantic fails the stage; an override (debian/*.lintian-overrides)
+# says why in a comment.
+if lintian --pedantic -I --fail-on error,warning,info,pedantic "$out"/*.changes \
+	>"$run/lintian.log" 2>&1; then
+	ok "lintian --pedantic: no tag on ${#debs[@]} packages"
+else
+	grep -E '^[EWIPX]: ' "$run/lintian.log" >&2
+	bad "lintian --pedantic: tags above (log: $run/lintian.log)"
+fi
 
 # --- install: dkms builds the module, one build at a time machine-wide.
 mapfile -t kernels < <(for b in /lib/modules/*/build; do
@@ -157,7 +175,7 @@ else
 fi
 check "dkms.conf in $src is the tree's" cmp "$src/dkms.conf" "$TW_ROOT/dkms.conf"
 check "dkms reported no deprecated feature of dkms.conf" bash -c "! grep -qi deprecated '$apt_log'"
-scratch=$TW_CACHE/run/pkg-clean
+scratch=$run/pkg-clean
 rm -rf "$scratch" && cp -R "$src" "$scratch" && touch "$scratch/tw_core.o" "$scratch/.tw_core.o.cmd"
 check "make clean in a copy of $src, without a kernel tree" \
 	bash -c "make -C '$scratch' clean KDIR=/nonexistent && [ ! -e '$scratch/tw_core.o' ] &&
@@ -169,6 +187,11 @@ check "/usr/lib/udev/rules.d/60-timingwheel.rules: KERNEL==\"timingwheel\", MODE
 	grep -q '^KERNEL=="timingwheel".*MODE="0666"' /usr/lib/udev/rules.d/60-timingwheel.rules
 check "twctl installed and runs (usage)" bash -c '/usr/bin/twctl 2>&1 | grep -q "^Usage: twctl"'
 check "dpkg -S: twctl is timingwheel-tools'" bash -c 'dpkg -S /usr/bin/twctl | grep -q ^timingwheel-tools:'
+check "twctl --version: $ver" bash -c "/usr/bin/twctl --version | grep -q '^twctl $ver '"
+check "twctl(1) installed, and man finds it" bash -c 'test -f /usr/share/man/man1/twctl.1.gz &&
+	man -w twctl | grep -q /usr/share/man/man1/twctl.1.gz'
+check "the documents installed: NEWS, packaging.rst" test -f /usr/share/doc/timingwheel-dkms/NEWS.gz \
+	-a -f /usr/share/doc/timingwheel-dkms/packaging.rst
 
 if [ -n "$with_lib" ]; then
 	libdir=/usr/lib/$multiarch
@@ -180,12 +203,30 @@ if [ -n "$with_lib" ]; then
 	check "libtimingwheel-dev: section 3 and 4 manual pages" bash -c \
 		'dpkg -L libtimingwheel-dev | grep -q "/man3/.*\.3\.gz$" &&
 		 dpkg -L libtimingwheel-dev | grep -q "/man4/.*\.4\.gz$"'
+	check "libtimingwheel-dev: uapi.rst and the examples" test -f /usr/share/doc/libtimingwheel-dev/uapi.rst \
+		-a -f /usr/share/doc/libtimingwheel-dev/examples/idle_server.c
+	# Every installed file a manual page names is there.
+	cited=$(for m in /usr/share/man/man1/twctl.1.gz /usr/share/man/man[34]/timingwheel*.gz \
+		/usr/share/man/man3/libtimingwheel.3.gz; do zcat "$m"; done |
+		sed 's/\\-/-/g' | grep -oE '/usr/share/doc/[A-Za-z0-9_./-]*[A-Za-z0-9_]' | sort -u)
+	missing=
+	for f in $cited; do [ -e "$f" ] || missing="$missing $f"; done
+	if [ -n "$cited" ] && [ -z "$missing" ]; then
+		ok "the manual pages cite $(wc -w <<<"$cited") installed documents, all there"
+	else
+		bad "the manual pages cite documents not installed:${missing:- none cited}"
+	fi
+	# The installed examples build as a user would: a copy, make, pkg-config.
+	ex=$run/examples
+	rm -rf "$ex" && cp -R /usr/share/doc/libtimingwheel-dev/examples "$ex"
+	check "the installed examples build with their Makefile and pkg-config, warning-free" \
+		make -C "$ex" CFLAGS="-O2 -Wall -Wextra -Werror"
 	check "pkg-config --modversion libtimingwheel: $ver" \
 		bash -c "[ \"\$(pkg-config --modversion libtimingwheel)\" = '$ver' ]"
 	# The client, on nothing but the installed packages: it runs to an
 	# expiry (0) where the device is, or says there is none (2).
 	client=$TW_ROOT/tools/examples/pkg_client.c
-	dyn=$TW_CACHE/run/tw_pkgclient-dynamic
+	dyn=$run/tw_pkgclient-dynamic
 	static=$TW_ROOT/tools/build/tw_pkgclient
 	mkdir -p "${static%/*}"
 	# shellcheck disable=SC2046

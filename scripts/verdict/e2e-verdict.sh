@@ -63,6 +63,16 @@ if [ "$mode" = e2e ]; then
 		grep -E '^libtest: (not ok|# )' "$log" >&2 || true
 		status=1
 	fi
+	# The examples the host gave the guest (TW_EXAMPLES): each must pass.
+	for ex in ${TW_EXAMPLES:-}; do
+		if grep -q "^TW-EXAMPLE $ex rc=0$" "$log"; then
+			tw_log "example $ex on $label: passed"
+		else
+			tw_log "example $ex on $label: FAILED or did not run"
+			grep "^example: " "$log" >&2 || true
+			status=1
+		fi
+	done
 	# The client built with pkg-config against the installed packages: it
 	# must pass where it ran, and must have run where make check asks.
 	if grep -q '^TW-PKGCLIENT rc=0$' "$log"; then
@@ -71,6 +81,20 @@ if [ "$mode" = e2e ]; then
 		tw_log "the packaged-library client on $label: FAILED or did not run"
 		status=1
 	fi
+	# The bindings' tests (bindings/): they must pass, having run tests,
+	# where they ran, and must have run where the runner staged them
+	# (TW_REQUIRE_BINDINGS=1).
+	for b in 'TW-PYTHON:python:Ran [1-9][0-9]* tests?' 'TW-RUST:rust:test result: ok\. [1-9]'; do
+		IFS=: read -r m p ran <<<"$b"
+		if grep -q "^$m rc=0$" "$log" && grep -qE "^$p: $ran" "$log"; then
+			tw_log "the $p binding's tests on $label: passed ($(grep -E "^$p: $ran" "$log" |
+				sed "s/^$p: //; s/;.*//; s/ in .*//" | paste -sd ' '))"
+		elif grep -q "^$m " "$log" || [ "${TW_REQUIRE_BINDINGS:-}" = 1 ]; then
+			tw_log "the $p binding's tests on $label: FAILED or did not run"
+			grep -E "^$p: (FAIL|ERROR|.* \.\.\. (FAIL|ERROR)|test .* FAILED|thread .* panicked)" "$log" >&2 || true
+			status=1
+		fi
+	done
 	# QEMU guests also run the suite as a 32-bit process (compat_ioctl).
 	if grep -q '^TW-COMPAT32' "$log"; then
 		if grep -q '^TW-COMPAT32 rc=0' "$log"; then

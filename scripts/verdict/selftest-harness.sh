@@ -138,6 +138,22 @@ verdict pass "e2e the packaged client passed where required" env TW_REQUIRE_PKGC
 expect_e2e fail "the packaged client failed" "$tmp/g-pkgfail.log"
 verdict fail "e2e the packaged client did not run where required" env TW_REQUIRE_PKGCLIENT=1 \
 	"$TW_ROOT/scripts/verdict/e2e-verdict.sh" "$tmp/g-ok.log" e2e "selftest pkgmissing"
+# The bindings' tests (TW-PYTHON, TW-RUST): passed, failed, none run, missing.
+bound() {
+	guest 24 24
+	printf 'python: Ran %d tests in 0.4s\npython: OK\nTW-PYTHON rc=%d\n' "$1" "$2"
+	printf 'rust: test result: ok. 8 passed; 0 failed\nTW-RUST rc=0\n'
+}
+bound 17 0 >"$tmp/g-bind.log"
+bound 17 1 | sed 's/^python: OK/python: FAILED (failures=1)/' >"$tmp/g-bindfail.log"
+bound 0 0 >"$tmp/g-bindnone.log"
+bound 17 0 | grep -v '^TW-RUST' >"$tmp/g-bindnorust.log"
+verdict pass "e2e the bindings passed where required" env TW_REQUIRE_BINDINGS=1 \
+	"$TW_ROOT/scripts/verdict/e2e-verdict.sh" "$tmp/g-bind.log" e2e "selftest bindings"
+expect_e2e fail "a binding's test failed" "$tmp/g-bindfail.log"
+expect_e2e fail "a binding ran no test" "$tmp/g-bindnone.log"
+verdict fail "e2e a binding did not run where required" env TW_REQUIRE_BINDINGS=1 \
+	"$TW_ROOT/scripts/verdict/e2e-verdict.sh" "$tmp/g-bindnorust.log" e2e "selftest bindings"
 guest 24 24 | sed 's/tw\.trace_events$/tw.case_24/' >"$tmp/g-notrace.log"
 expect_e2e fail "the trace events were not checked" "$tmp/g-notrace.log"
 expect_e2e fail "one test failed" "$tmp/g-fail.log"

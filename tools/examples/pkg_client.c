@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT
 /*
  * tw_pkgclient: the smallest program on the installed libtimingwheel.
  * scripts/package/packages.sh builds it against the Debian packages with pkg-config,

@@ -27,7 +27,10 @@
 #define NSEC_PER_MSEC	1000000ULL
 #define EVENT_BUF	16
 #define EXIT_USAGE	2
-#define PACKAGING_RST	"Documentation/timingwheel/packaging.rst"
+#define PACKAGING_RST	"/usr/share/doc/timingwheel-dkms/packaging.rst"
+#ifndef TW_VERSION
+#define TW_VERSION	"unknown"
+#endif
 
 struct twctl {
 	int		fd;
@@ -69,6 +72,7 @@ static void print_usage(FILE *f)
 	size_t i;
 
 	fprintf(f, "Usage: twctl [-r RESOLUTION] [-c monotonic|boottime] COMMAND...\n"
+		"       twctl help [COMMAND] | --help | --version\n"
 		"Commands, run in order on one open file of %s:\n", TIMINGWHEEL_DEVICE);
 	for (i = 0; i < ncmds; i++)
 		fprintf(f, "  %s%s%s\n      %s\n", cmds[i].name, *cmds[i].args ? " " : "",
@@ -76,7 +80,8 @@ static void print_usage(FILE *f)
 	fprintf(f, "TIME is a number with an optional unit: ns, us, ms or s; without one,\n"
 		"milliseconds (\"50\", \"2.5\", \"100us\", \"1s\").  ID is a 64-bit number.\n"
 		"-r and -c set the resolution and clock right after open, as config does;\n"
-		"a RESOLUTION is in ns unless it has a unit (\"100000\", \"100us\").\n"
+		"a RESOLUTION is in ns unless it has a unit (\"100000\", \"100us\"),\n"
+		"from 1us to 1s.  See twctl(1).\n"
 		"Exit status: 0 done, 1 an operation failed, 2 a bad command line.\n");
 }
 
@@ -205,6 +210,26 @@ static bool have_arg(const struct twctl *tw)
 	return tw->pos < tw->argc;
 }
 
+static const struct cmd *find_cmd(const char *name);
+
+/*
+ * An optional argument is there when the next word is not a command: that
+ * word is then the argument, and a bad one is named, not taken for an
+ * unknown command.
+ */
+static bool have_opt_arg(const struct twctl *tw)
+{
+	return have_arg(tw) && !find_cmd(tw->argv[tw->pos]);
+}
+
+/* What the device accepts, checked here so that the error names the word. */
+static bool resolution_ok(uint64_t ns)
+{
+	return ns >= TWHEEL_MIN_RESOLUTION_NS && ns <= TWHEEL_MAX_RESOLUTION_NS;
+}
+
+#define RESOLUTION_RANGE	"from 1000 ns (1us) to 1000000000 ns (1s)"
+
 /* Take the next word as @what, a TIME or an ID; EXIT_USAGE if it is not. */
 static int take(struct twctl *tw, const char *what, bool time, uint64_t *val)
 {
@@ -221,13 +246,15 @@ static int take(struct twctl *tw, const char *what, bool time, uint64_t *val)
 	return usage_error(tw, "%s '%s' is not a number from 0 to 2^64-1", what, s);
 }
 
-/* The next word, if it is a TIME: an optional argument. */
-static bool take_opt_time(struct twctl *tw, uint64_t *val)
+/*
+ * The next word, if it is not a command, as the optional TIME @what:
+ * 1 taken, 0 absent, EXIT_USAGE if it is not a TIME.
+ */
+static int take_opt_time(struct twctl *tw, const char *what, uint64_t *val)
 {
-	if (!have_arg(tw) || parse_time(tw->argv[tw->pos], val))
-		return false;
-	tw->pos++;
-	return true;
+	if (!have_opt_arg(tw))
+		return 0;
+	return take(tw, what, true, val) ?: 1;
 }
 
 /* A start's options, before or among its ID, TIME and PERIOD. */
@@ -272,7 +299,11 @@ static int parse_start(struct twctl *tw, struct op_args *a)
 		ret = parse_start_opts(tw, a);
 	if (!ret)
 		ret = take(tw, "TIME", true, &a->value);
-	if (!ret && take_opt_time(tw, &period)) {
+	if (!ret && have_opt_arg(tw) && strncmp(tw->argv[tw->pos], "--", 2) &&
+	    strcmp(tw->argv[tw->pos], "end")) {
+		ret = take(tw, "PERIOD", true, &period);
+		if (ret)
+			return ret;
 		if (a->interval && a->interval != period)
 			return usage_error(tw, "PERIOD '%s' and --interval disagree",
 					   tw->argv[tw->pos - 1]);
@@ -446,8 +477,16 @@ static int cmd_config(struct twctl *tw)
 	ret = parse_clock(tw, tw->argv[tw->pos++], &clockid);
 	if (ret)
 		return ret;
-	if (have_arg(tw) && !parse_resolution(tw->argv[tw->pos], &res))
-		tw->pos++;
+	if (have_opt_arg(tw)) {
+		const char *s = tw->argv[tw->pos++];
+
+		if (parse_resolution(s, &res))
+			return usage_error(tw, "RESOLUTION '%s' is not a time (%s)", s,
+					   "ns, or ending in ns, us, ms, s");
+		if (res && !resolution_ok(res))
+			return usage_error(tw, "RESOLUTION '%s' is out of range: " RESOLUTION_RANGE,
+					   s);
+	}
 	return tw->dry ? 0 : do_config(tw, clockid, res);
 }
 
@@ -651,7 +690,7 @@ static int cmd_read(struct twctl *tw)
 	uint64_t max = UINT64_MAX;
 	int ret = 0;
 
-	if (have_arg(tw) && isdigit((unsigned char)*tw->argv[tw->pos]))
+	if (have_opt_arg(tw))
 		ret = take(tw, "MAX", false, &max);
 	if (ret || tw->dry)
 		return ret;
@@ -721,11 +760,13 @@ static int cmd_watch(struct twctl *tw)
 	struct epoll_event ee = { .events = EPOLLIN };
 	struct watch_stats st = { 0 };
 	uint64_t want, timeout = 0, start, deadline = 0;
-	bool timed;
-	int epfd, ret;
+	int epfd, ret, timed = 0;
 
 	ret = take(tw, "COUNT", false, &want);
-	timed = !ret && take_opt_time(tw, &timeout);
+	if (!ret)
+		timed = take_opt_time(tw, "TIMEOUT", &timeout);
+	if (timed == EXIT_USAGE)
+		return timed;
 	if (ret || tw->dry)
 		return ret;
 	epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -822,8 +863,11 @@ static int run_commands(struct twctl *tw)
 	int ret;
 
 	tw->pos = 0;
+	tw->cmd = NULL;
 	while (have_arg(tw)) {
 		name = tw->argv[tw->pos++];
+		if (!find_cmd(name) && tw->cmd)
+			return usage_error(tw, "extra argument '%s' (not a command either)", name);
 		tw->cmd = find_cmd(name);
 		if (!tw->cmd)
 			return usage_error(tw, "unknown command '%s' (twctl --help lists them)",
@@ -837,13 +881,23 @@ static int run_commands(struct twctl *tw)
 }
 
 /* help [COMMAND] */
-static int help(int argc, char **argv)
+static int cmd_help(int argc, char **argv)
 {
 	const struct cmd *c = argc > 1 ? find_cmd(argv[1]) : NULL;
 
+	if (argc > 2) {
+		fprintf(stderr, "twctl: help: extra argument '%s' (help takes one COMMAND)\n",
+			argv[2]);
+		return EXIT_USAGE;
+	}
+	if (argc > 1 && !c) {
+		fprintf(stderr, "twctl: help: unknown command '%s' (twctl --help lists them)\n",
+			argv[1]);
+		return EXIT_USAGE;
+	}
 	if (!c) {
 		print_usage(stdout);
-		return argc > 1 ? EXIT_USAGE : 0;
+		return 0;
 	}
 	print_cmd_usage(stdout, c);
 	printf("      %s\n", c->help);
@@ -855,7 +909,7 @@ static int parse_options(int argc, char **argv, struct twctl *tw, uint64_t *res)
 	int opt;
 
 	while ((opt = getopt(argc, argv, "+r:c:h")) != -1) {
-		if (opt == 'r' && !parse_resolution(optarg, res) && *res)
+		if (opt == 'r' && !parse_resolution(optarg, res) && resolution_ok(*res))
 			continue;
 		if (opt == 'c' && !parse_clock(tw, optarg, &tw->clockid))
 			continue;
@@ -863,7 +917,9 @@ static int parse_options(int argc, char **argv, struct twctl *tw, uint64_t *res)
 			print_usage(stdout);
 			exit(0);
 		}
-		if (opt == 'r')
+		if (opt == 'r' && !parse_resolution(optarg, res))
+			usage_error(tw, "-r '%s' is out of range: " RESOLUTION_RANGE, optarg);
+		else if (opt == 'r')
 			usage_error(tw, "-r '%s' is not a resolution (ns, or a TIME with a unit)",
 				    optarg);
 		if (opt == '?')
@@ -880,7 +936,12 @@ int main(int argc, char **argv)
 	int ret;
 
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "help")))
-		return help(argc - 1, argv + 1);
+		return cmd_help(argc - 1, argv + 1);
+	if (argc == 2 && !strcmp(argv[1], "--version")) {
+		printf("twctl %s (device ABI %d)\n", TW_VERSION,
+		       TWHEEL_ABI_VERSION);
+		return 0;
+	}
 	ret = parse_options(argc, argv, &tw, &res);
 	if (ret)
 		return ret;
