@@ -428,6 +428,43 @@ static void t_ring_no_syscall_steady(struct __test_metadata *_metadata)
 	tring_close(&r);
 }
 
+/*
+ * A stop written before its timer's due time, with no system call, wins:
+ * the callback that would fire the timer applies the stop first.  The
+ * wheel_ns read after the stop's tail store proves it in advance.
+ */
+static void t_ring_stop_before_due_wins(struct __test_metadata *_metadata)
+{
+	struct twheel_cqe ev[4];
+	unsigned int round, fired = 0;
+	uint64_t when, wheel;
+	struct tring r;
+
+	ASSERT_RING(tring_open(&r, 16, 16, 16));
+	for (round = 0; round < 5; round++) {
+		when = now_ns() + 40 * MS;
+		tring_start(&r, 1, round, 100 + round, when, 0);
+		tring_start(&r, 2, round, 200 + round, when, 0);
+		EXPECT_TRUE(tring_submit(&r, when) == 0);
+		/* The hrtimer is armed for them: the stop needs no call. */
+		sleep_ms(20);
+		tring_stop(&r, 1, round, 0, 0);
+		r.enters = 0;
+		EXPECT_TRUE(tring_submit(&r, UINT64_MAX) == 0 && r.enters == 0);
+		wheel = __atomic_load_n(&r.hdr->wheel_ns, __ATOMIC_RELAXED);
+		EXPECT_TRUE(wheel < when) TH_LOG("wheel_ns %llu, due %llu",
+						 (unsigned long long)wheel,
+						 (unsigned long long)when);
+		EXPECT_TRUE(tring_reap(&r, ev, 1, 5000) == 1);
+		EXPECT_TRUE(ev[0].cookie == 200 + round && ev[0].due >= when)
+			TH_LOG("round %u: cookie %llu", round,
+			       (unsigned long long)ev[0].cookie);
+		fired += tring_reap(&r, ev, 4, 100);
+	}
+	EXPECT_TRUE(fired == 0) TH_LOG("%u stopped timers fired", fired);
+	tring_close(&r);
+}
+
 /* Corrupt indices break the rings; the ioctls keep working. */
 static void t_ring_corrupt_broken(struct __test_metadata *_metadata)
 {
