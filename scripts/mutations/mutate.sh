@@ -26,7 +26,7 @@ set -uo pipefail
 kind=${1:-core}
 case $kind in
 core)
-	suite() { TW_RUN_TAG=mutant TW_UML_TIMEOUT=30 "$1/scripts/guest/kunit-uml.sh" normal; }
+	suite() { TW_RUN_TAG=$mtag TW_UML_TIMEOUT=30 "$1/scripts/guest/kunit-uml.sh" normal; }
 	# Caught means tests ran and some failed or crashed.
 	verdict='Ran [1-9][0-9]* tests: .*(failed|crashed): [1-9][0-9]*.*'
 	;;
@@ -37,9 +37,9 @@ device)
 		# shellcheck disable=SC2046 # WHERE [KERNEL] TESTS, split on purpose
 		set -- "$1" $(sed -n '2,/^---/s/^Suite: //p' "$2")
 		case $2 in
-		uml) TW_RUN_TAG=mutant TW_UML_TIMEOUT=300 TW_E2E_ONLY=$3 \
+		uml) TW_RUN_TAG=$mtag TW_UML_TIMEOUT=300 TW_E2E_ONLY=$3 \
 			"$1/scripts/guest/uml-e2e.sh" debug ;;
-		qemu) TW_RUN_TAG=mutant TW_E2E_ONLY=$4 "$1/scripts/guest/qemu-run.sh" "$3" e2e ;;
+		qemu) TW_RUN_TAG=$mtag TW_E2E_ONLY=$4 "$1/scripts/guest/qemu-run.sh" "$3" e2e ;;
 		*) echo "no 'Suite: uml|qemu KERNEL TESTS' line in the header"; return 2 ;;
 		esac
 	}
@@ -51,13 +51,15 @@ device)
 esac
 
 tw_need patch
+# Where mutants are built and run: apart from another run's (TW_RUN_TAG).
+mtag=mutant${TW_RUN_TAG:+-$TW_RUN_TAG}
 failures=0 tried=0
 for m in "$TW_ROOT/scripts/mutations/$kind"/*.patch; do
 	name=$(sed -n '1s/^Planted bug: //p' "$m")
 	[ -n "$name" ] || tw_die "$m does not start with 'Planted bug: '"
 	[[ $name == *"${TW_MUTATION:-}"* ]] || continue
 	tried=$((tried + 1))
-	tree=$TW_CACHE/run/mutant
+	tree=$TW_CACHE/run/$mtag
 	rm -rf "$tree" && mkdir -p "$tree"
 	(cd "$TW_ROOT" && rsync -a --exclude build --exclude build32 Kbuild ./*.c ./*.h \
 		VERSION lib scripts tools "$tree/" &&
