@@ -563,8 +563,7 @@ static unsigned int tw_catch_up(struct tw_client *c, u64 now,
 	if (!c->ring)
 		return tw_advance(&c->wheel, tick, batch, tw_fire, c);
 	flags = tw_ring_stalled(c->ring);
-	if (tw_ring_begin(c->ring, c, now, tick, callback ? batch : budget,
-			  callback))
+	if (tw_ring_begin(c->ring, c, now, tick, budget, callback))
 		fired = tw_advance(&c->wheel, tick, batch, tw_fire, c);
 	fired += tw_ring_end(c->ring);
 	/* A change of NEED_ENTER wakes pollers too. */
@@ -627,7 +626,7 @@ static u64 tw_armed_for(struct tw_client *c)
  * applied at once, and the hrtimer programmed and published again.  Return
  * the events posted meanwhile; the caller wakes readers after unlocking.
  */
-static unsigned int tw_program(struct tw_client *c, u64 now)
+static unsigned int tw_program(struct tw_client *c, u64 now, bool callback)
 {
 	unsigned int k, posted = 0;
 	u64 tick = div64_u64(now, c->resolution);
@@ -638,6 +637,14 @@ static unsigned int tw_program(struct tw_client *c, u64 now)
 	for (k = 0; tw_ring_publish(c->ring, tw_armed_for(c)); k++) {
 		if (tw_ring_stalled(c->ring))
 			break;
+		if (callback) {
+			/* Softirq does no more: the file's own calls will. */
+			tw_ring_stall(c->ring);
+			tw_set_hrtimer(c, U64_MAX);
+			tw_ring_publish(c->ring, U64_MAX);
+			posted++;
+			break;
+		}
 		if (k == TW_REPUBLISH) {
 			/* Producers still at it: a follow-up takes the rest. */
 			tw_set_hrtimer(c, now + TW_BURST_GAP_NS);
@@ -673,8 +680,8 @@ unsigned int tw_client_expire(struct tw_client *c)
 	spin_lock(&c->lock);
 	c->nr_wakeups++;
 	now = tw_clock_ns(c);
-	fired = tw_catch_up(c, now, 0, true);
-	fired += tw_program(c, now);
+	fired = tw_catch_up(c, now, TW_CHUNK, true);
+	fired += tw_program(c, now, true);
 	spin_unlock(&c->lock);
 	if (fired)
 		tw_wake_readers(c);
@@ -978,7 +985,7 @@ static void tw_apply(struct tw_client *c, struct twheel_op *ops, unsigned int n,
 	}
 	/* What the stops let the index spare, for the slab after the lock. */
 	spares->seg = tw_ids_release_seg(&c->ids);
-	fired += tw_program(c, now);
+	fired += tw_program(c, now, false);
 	spin_unlock_bh(&c->lock);
 	if (fired)
 		tw_wake_readers(c);
@@ -1246,7 +1253,7 @@ void tw_client_info(struct tw_client *c, struct twheel_info *info)
 	info->abi_version = TWHEEL_ABI_VERSION;
 	info->features = TWHEEL_FEATURE_SLACK | TWHEEL_FEATURE_TIMENS |
 			 TWHEEL_FEATURE_BOOTTIME | TWHEEL_FEATURE_MEMORY;
-	if (!tw_dcache_is_aliasing())
+	if (tw_rings_supported())
 		info->features |= TWHEEL_FEATURE_RINGS;
 	spin_lock_bh(&c->lock);
 	/* Under the lock: the clock is fixed once a timer was started. */
@@ -1436,7 +1443,7 @@ static ssize_t tw_read_chunk(struct tw_client *c, size_t done, unsigned int max,
 		tw_return_events(c, &taken);
 	} else {
 		if (tw_finish_events(c, &taken, ev, done))
-			posted = tw_program(c, tw_clock_ns(c));
+			posted = tw_program(c, tw_clock_ns(c), false);
 	}
 	/* What the delivered one-shot timers let the index spare. */
 	seg = tw_ids_release_seg(&c->ids);
@@ -1549,7 +1556,7 @@ int tw_client_ring_setup(struct tw_client *c, struct twheel_ring_setup *p)
 
 	if (ret)
 		return ret;
-	if (tw_dcache_is_aliasing())
+	if (!tw_rings_supported())
 		return -EOPNOTSUPP;
 	if (tw_client_ring(c))
 		return -EEXIST;
@@ -1605,12 +1612,12 @@ static long tw_client_ring_chunk(struct tw_client *c, bool *more)
 	} else {
 		now = tw_clock_ns(c);
 		posted = tw_catch_up(c, now, TW_CHUNK, false);
-		posted += tw_program(c, now);
+		posted += tw_program(c, now, false);
 		*more = tw_ring_more(c->ring) || tw_has_due(&c->wheel);
 		ret = tw_ring_broken(c->ring) ? -EBADFD : (long)posted;
 	}
 	spin_unlock_bh(&c->lock);
-	if (ret)
+	if (ret > 0)
 		tw_wake_readers(c);
 	return ret;
 }

@@ -90,15 +90,16 @@
 /**
  * DOC: Softirq work
  *
- * The hrtimer callback applies entries and posts events within
- * expiry_batch units of work, as it fires at most expiry_batch timers.
- * If entries are left it does not advance the wheel (a stop among them
- * must win), sets NEED_ENTER, leaves the hrtimer idle and wakes pollers:
- * the rest is done by the file's own system calls, in process context.  A
- * callback runs only for a due timer, a burst's follow-up, or once per
- * publish that saw new entries, so a thread that rewrites a tail buys at
- * most one callback of expiry_batch units per TW_BURST_GAP_NS.  A per-user
- * token bucket on top of that is rings.rst's next step.
+ * The hrtimer callback applies entries and posts results and waiting
+ * events within TW_CHUNK units of work.  If entries are left, or its own
+ * publish finds new ones, it does not advance the wheel past them (a stop
+ * among them must win): it sets NEED_ENTER (and NEED_FLUSH, so that a CQ
+ * consumer enters too), leaves the hrtimer idle and wakes pollers; the
+ * rest is done by the file's own system calls, in process context.  No
+ * callback is ever programmed for entries alone, so softirq work on ring
+ * entries is at most TW_CHUNK units per callback that a due timer or a
+ * burst's follow-up brought, as for id timers.  A per-user token bucket
+ * (rings.rst, "The softirq budget") is the next step.
  */
 
 #include <linux/highmem.h>
@@ -555,7 +556,8 @@ static void tw_ring_break(struct tw_ring *r, u32 which)
 	if (r->broken)
 		return;
 	r->broken = which;
-	r->flags |= TWHEEL_RING_BROKEN;
+	/* No ring is looked at again: nothing to enter or flush for. */
+	WRITE_ONCE(r->flags, TWHEEL_RING_BROKEN);
 	tw_ring_write_hdr(r);
 }
 
@@ -622,9 +624,10 @@ static void tw_ring_post_expiry(struct tw_ring *r, struct twheel_cqe *e,
  */
 bool tw_ring_owns(const struct tw_ring *r, const struct tw_timer *node)
 {
-	unsigned long off = (unsigned long)node - (unsigned long)r->slots;
-
-	return r && off < (unsigned long)r->capacity * sizeof(*r->slots);
+	if (!r)
+		return false;
+	return (unsigned long)node - (unsigned long)r->slots <
+	       (unsigned long)r->capacity * sizeof(*r->slots);
 }
 
 /**
@@ -695,6 +698,8 @@ static unsigned int tw_ring_post_results(struct tw_ring *r, unsigned int i,
 	unsigned int n = 0;
 	u32 idx;
 
+	if (r->broken)
+		return 0;
 	while (sq->pub != sq->head && n < budget) {
 		idx = sq->pub & (r->sq_entries - 1);
 		if (sq->res[idx] != TW_RES_NONE) {
@@ -711,9 +716,9 @@ static unsigned int tw_ring_post_results(struct tw_ring *r, unsigned int i,
 			e->res = sq->res[idx];
 			e->sq = i;
 			sq->res[idx] = TW_RES_NONE;
+			n++;
 		}
 		sq->pub++;
-		n++;
 	}
 	/* Our reads of the entries are done before the producer reuses them. */
 	smp_store_release(&sq->ctl->head, sq->pub);
@@ -864,8 +869,10 @@ static unsigned int tw_ring_consume(struct tw_ring *r, struct tw_client *c,
 	for (k = 0; k < r->nr_sq && !r->broken; k++) {
 		i = (r->next_sq + k) % r->nr_sq;
 		if (done >= budget) {
-			*left = true;
-			break;
+			/* Only an SQ with entries not applied is work left. */
+			if (READ_ONCE(r->sq[i].ctl->tail) != r->sq[i].head)
+				*left = true;
+			continue;
 		}
 		done += tw_ring_post_results(r, i, budget - done);
 		if (done < budget)
@@ -915,10 +922,7 @@ bool tw_ring_begin(struct tw_ring *r, struct tw_client *c, u64 now, u64 tick,
 	if (!tw_ring_cq_check(r))
 		return true;
 	done = tw_ring_post_waiting(r, budget);
-	if (done < budget)
-		tw_ring_consume(r, c, budget - done, now, &left);
-	else
-		left = true;
+	tw_ring_consume(r, c, budget - done, now, &left);
 	if (r->broken)
 		return true;
 	if (left && callback)
@@ -1004,7 +1008,7 @@ bool tw_ring_publish(struct tw_ring *r, u64 armed_for)
 	if (r->broken)
 		return false;
 	r->armed_for = armed_for == U64_MAX ? U64_MAX : tw_ring_view(r, armed_for);
-	if (held)
+	if (held || (r->flags & TWHEEL_RING_NEED_ENTER))
 		r->flags |= TWHEEL_RING_NEED_FLUSH;
 	else
 		r->flags &= ~TWHEEL_RING_NEED_FLUSH;
@@ -1018,6 +1022,29 @@ bool tw_ring_publish(struct tw_ring *r, u64 armed_for)
 }
 
 /**
+ * tw_ring_stall - a callback leaves the rest to the file's system calls
+ * @r: the rings, the client's lock held
+ */
+void tw_ring_stall(struct tw_ring *r)
+{
+	if (!r->broken)
+		r->flags |= TWHEEL_RING_NEED_ENTER;
+}
+
+/**
+ * tw_rings_supported - whether this kernel offers rings
+ *
+ * A 32-bit kernel's vmalloc space, about 120 MB, is shared and not charged
+ * to the caller: no rings there, nor where the data cache aliases.
+ *
+ * Return: true if TWHEEL_IOC_RING_SETUP may succeed.
+ */
+bool tw_rings_supported(void)
+{
+	return IS_ENABLED(CONFIG_64BIT) && !tw_dcache_is_aliasing();
+}
+
+/**
  * tw_ring_stalled - whether a callback ran out of budget with entries left
  * @r: the rings, the client's lock held
  *
@@ -1025,7 +1052,7 @@ bool tw_ring_publish(struct tw_ring *r, u64 armed_for)
  */
 bool tw_ring_stalled(const struct tw_ring *r)
 {
-	return r->flags & TWHEEL_RING_NEED_ENTER;
+	return !r->broken && (r->flags & TWHEEL_RING_NEED_ENTER);
 }
 
 /**
@@ -1098,7 +1125,9 @@ __poll_t tw_ring_poll_mask(struct tw_ring *r)
 	u32 flags = READ_ONCE(r->flags);
 
 	if (flags & TWHEEL_RING_BROKEN)
-		return EPOLLERR;
+		return EPOLLERR | (READ_ONCE(r->cq_stored) !=
+				   READ_ONCE(r->cq_ctl->head) ?
+				   EPOLLIN | EPOLLRDNORM : 0);
 	if ((flags & (TWHEEL_RING_NEED_ENTER | TWHEEL_RING_NEED_FLUSH)) ||
 	    READ_ONCE(r->cq_stored) != READ_ONCE(r->cq_ctl->head))
 		return EPOLLIN | EPOLLRDNORM;

@@ -32,6 +32,8 @@ void tw_ring_fire(struct tw_ring *r, struct tw_client *c,
 unsigned int tw_ring_end(struct tw_ring *r);
 bool tw_ring_publish(struct tw_ring *r, u64 armed_for);
 bool tw_ring_stalled(const struct tw_ring *r);
+void tw_ring_stall(struct tw_ring *r);
+bool tw_rings_supported(void);
 bool tw_ring_more(struct tw_ring *r);
 bool tw_ring_broken(const struct tw_ring *r);
 bool tw_ring_held(const struct tw_ring *r);
