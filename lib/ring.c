@@ -271,7 +271,9 @@ TW_EXPORT int timingwheel_submit(struct timingwheel_sq *sq)
 	head = __atomic_load_n(&sq->ctl->head, __ATOMIC_ACQUIRE);
 	if (flags & TWHEEL_RING_BROKEN)
 		return -EBADFD;
+	/* An idle hrtimer consumes nothing: entries need an ENTER. */
 	if (due < armed_for || sq->tail - head > sq->mask ||
+	    (n && armed_for == UINT64_MAX) ||
 	    (flags & (TWHEEL_RING_NEED_ENTER | TWHEEL_RING_NEED_FLUSH))) {
 		ret = timingwheel_ring_enter(sq->ring);
 		if (ret < 0)

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <sched.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -422,6 +423,275 @@ static void test_now(void)
 	CHECK(!strcmp(TIMINGWHEEL_DEVICE, "/dev/timingwheel"), "device");
 }
 
+/* A ring file of @nr_sq SQs; 0, or what timingwheel_ring_init() returned. */
+static int ring_open(struct timingwheel_ring *ring, uint32_t capacity,
+		     uint32_t nr_sq, uint32_t sq_entries, uint32_t cq_entries)
+{
+	struct twheel_ring_setup p = {
+		.capacity = capacity, .nr_sq = nr_sq,
+		.sq_entries = sq_entries, .cq_entries = cq_entries,
+	};
+	int fd = open_nb(), ret;
+
+	ret = timingwheel_ring_init(fd, &p, ring);
+	CHECK(ret == 0, "ring_init: %s", timingwheel_strerror(ret));
+	if (ret)
+		close(fd);
+	return ret;
+}
+
+static void ring_close(struct timingwheel_ring *ring)
+{
+	int fd = ring->fd;
+
+	timingwheel_ring_exit(ring);
+	close(fd);
+}
+
+/*
+ * Copy up to @n events out, consuming them with timingwheel_cq_advance(),
+ * for up to @timeout_ms.  It sleeps rather than poll()s: poll() posts
+ * waiting events itself and would hide an ENTER that cq_advance() missed.
+ */
+static unsigned int ring_reap(struct timingwheel_ring *ring,
+			      struct twheel_cqe *out, unsigned int n,
+			      unsigned int timeout_ms)
+{
+	uint64_t end = timingwheel_now(CLOCK_MONOTONIC) + timeout_ms * MS;
+	struct twheel_cqe *c[16];
+	unsigned int got = 0, k, i;
+
+	while (got < n) {
+		k = timingwheel_peek_batch_cqe(ring, c, n - got < 16 ? n - got : 16);
+		for (i = 0; i < k; i++)
+			out[got++] = *c[i];
+		CHECK_RET(timingwheel_cq_advance(ring, k), 0);
+		if (!k) {
+			if (timingwheel_now(CLOCK_MONOTONIC) >= end)
+				break;
+			sleep_ms(5);
+		}
+	}
+	return got;
+}
+
+static void test_ring_init_exit(void)
+{
+	struct twheel_ring_setup p = {
+		.capacity = 5, .nr_sq = 2, .sq_entries = 8, .cq_entries = 16,
+	};
+	struct timingwheel_ring ring, again;
+	struct timingwheel_sq *sq0, *sq1;
+	uint32_t slot, slots[5];
+	uint16_t gen;
+	void *hdr, *cq;
+	int fd = open_nb(), i;
+
+	CHECK_RET(timingwheel_ring_init(fd, NULL, &ring), -EINVAL);
+	p.capacity = 0;
+	CHECK_RET(timingwheel_ring_init(fd, &p, &ring), -EINVAL);
+	p.capacity = 5;
+	CHECK_RET(timingwheel_ring_init(fd, &p, &ring), 0);
+	CHECK_RET(timingwheel_ring_init(fd, &p, &again), -EEXIST);
+	CHECK(!again.hdr && !again.sqs && !again.slots, "a failed init maps nothing");
+	ring_close(&ring);
+
+	if (ring_open(&ring, 5, 2, 8, 16))
+		return;
+	CHECK(ring.hdr->capacity == 5 && ring.hdr->nr_sq == 2, "header");
+	sq0 = timingwheel_ring_sq(&ring, 0);
+	sq1 = timingwheel_ring_sq(&ring, 1);
+	CHECK(sq0 && sq1 && !timingwheel_ring_sq(&ring, 2), "ring_sq");
+	/* Slots 0-1 are SQ 0's, 2-4 SQ 1's, handed out in order. */
+	for (i = 0; i < 2; i++) {
+		CHECK_RET(timingwheel_slot_get(sq0, &slots[i], &gen), 0);
+		CHECK(slots[i] == (uint32_t)i && gen == 1, "slot %u gen %u", slots[i], gen);
+	}
+	CHECK_RET(timingwheel_slot_get(sq0, &slot, &gen), -ENOSPC);
+	for (i = 2; i < 5; i++)
+		CHECK_RET(timingwheel_slot_get(sq1, &slots[i], &gen), 0);
+	CHECK(slots[2] == 2 && slots[4] == 4, "SQ 1's share");
+	CHECK_RET(timingwheel_slot_put(&ring, 5), -EINVAL);
+	CHECK_RET(timingwheel_slot_put(&ring, 1), 0);
+	CHECK_RET(timingwheel_slot_put(&ring, 1), -EINVAL);
+	CHECK_RET(timingwheel_slot_put(&ring, 0), 0);
+	/* FIFO, each get a new generation. */
+	CHECK_RET(timingwheel_slot_get(sq0, &slot, &gen), 0);
+	CHECK(slot == 1 && gen == 2, "slot %u gen %u", slot, gen);
+	CHECK_RET(timingwheel_slot_get(sq1, &slot, &gen), -ENOSPC);
+	hdr = (void *)ring.hdr;
+	cq = ring.cq;
+	fd = ring.fd;
+	timingwheel_ring_exit(&ring);
+	CHECK(msync(hdr, 4096, MS_ASYNC) == -1 && errno == ENOMEM, "header mapped");
+	CHECK(msync(cq, 4096, MS_ASYNC) == -1 && errno == ENOMEM, "CQ mapped");
+	CHECK(ring.hdr == NULL && ring.sqs == NULL && ring.slots == NULL, "exit");
+	/* The fd is still the caller's, and still has its rings. */
+	CHECK(fcntl(fd, F_GETFD) >= 0, "fd closed");
+	CHECK_RET(timingwheel_ring_init(fd, &p, &again), -EEXIST);
+	close(fd);
+}
+
+/* Starts, expiries: one ENTER, for the first start, with the hrtimer idle. */
+static void test_ring_start_expiry(void)
+{
+	uint64_t when = timingwheel_now(CLOCK_MONOTONIC) + 30 * MS;
+	struct timingwheel_ring ring;
+	struct twheel_cqe ev[4], *cqe;
+	struct timingwheel_sq *sq;
+	uint32_t a, b;
+	uint16_t ga, gb;
+
+	if (ring_open(&ring, 16, 1, 8, 32))
+		return;
+	sq = timingwheel_ring_sq(&ring, 0);
+	CHECK_RET(timingwheel_slot_get(sq, &a, &ga), 0);
+	CHECK_RET(timingwheel_slot_get(sq, &b, &gb), 0);
+	timingwheel_prep_start(timingwheel_get_sqe(sq), a, ga, 0xc00c1e, when, 0, 0);
+	CHECK_RET(timingwheel_submit(sq), 1);
+	CHECK(ring.enters == 1, "enters %llu", (unsigned long long)ring.enters);
+	CHECK(ring.hdr->armed_for <= when + 4 * MS, "armed_for %llu",
+	      (unsigned long long)ring.hdr->armed_for);
+	/* Due after armed_for: the hrtimer takes it, no ENTER. */
+	timingwheel_prep_start(timingwheel_get_sqe(sq), b, gb, 0xbeef,
+			       when + 10 * MS, MS, TWHEEL_SQE_RESULT);
+	CHECK_RET(timingwheel_submit(sq), 1);
+	CHECK_RET(ring_reap(&ring, ev, 3, 5000), 3);
+	CHECK(ev[0].flags == TWHEEL_CQE_RESULT && ev[0].res == 0 &&
+	      ev[0].cookie == 0xbeef, "result %u %d", ev[0].flags, ev[0].res);
+	CHECK(ev[1].flags == TWHEEL_CQE_EXPIRY && ev[1].cookie == 0xc00c1e &&
+	      ev[1].slot == a && ev[1].gen == ga && ev[1].due >= when &&
+	      ev[1].fired >= ev[1].due, "expiry %llx slot %u due %llu",
+	      (unsigned long long)ev[1].cookie, ev[1].slot,
+	      (unsigned long long)ev[1].due);
+	CHECK(ev[2].cookie == 0xbeef && ev[2].gen == gb &&
+	      ev[2].due >= when + 10 * MS, "second expiry");
+	CHECK(ring.enters == 1, "enters %llu", (unsigned long long)ring.enters);
+	CHECK_RET(timingwheel_peek_cqe(&ring, &cqe), -EAGAIN);
+	CHECK_RET(timingwheel_cq_advance(&ring, 1), -EINVAL);
+	ring_close(&ring);
+}
+
+/* Stops of timers not yet due win, and none of them fires. */
+static void test_ring_stop_won(void)
+{
+	uint64_t anchor = timingwheel_now(CLOCK_MONOTONIC) + 100 * MS;
+	uint64_t when = anchor + 200 * MS;
+	struct timingwheel_ring ring;
+	struct twheel_cqe ev[40];
+	struct timingwheel_sq *sq;
+	uint32_t slot[33];
+	uint16_t gen[33];
+	unsigned int i, got, fired_stopped = 0;
+
+	if (ring_open(&ring, 64, 1, 64, 64))
+		return;
+	sq = timingwheel_ring_sq(&ring, 0);
+	CHECK(!timingwheel_stop_won(sq, UINT64_MAX), "won before a submit");
+	for (i = 0; i < 33; i++)
+		CHECK_RET(timingwheel_slot_get(sq, &slot[i], &gen[i]), 0);
+	timingwheel_prep_start(timingwheel_get_sqe(sq), slot[0], gen[0], 1000, anchor, 0, 0);
+	CHECK_RET(timingwheel_submit(sq), 1);
+	for (i = 1; i < 33; i++)
+		timingwheel_prep_start(timingwheel_get_sqe(sq), slot[i], gen[i], i, when, 0, 0);
+	CHECK_RET(timingwheel_submit(sq), 32);
+	for (i = 1; i < 33; i += 2)
+		timingwheel_prep_stop(timingwheel_get_sqe(sq), slot[i], gen[i], i,
+				      i == 1 ? TWHEEL_SQE_RESULT : 0);
+	CHECK_RET(timingwheel_submit(sq), 16);
+	CHECK(timingwheel_stop_won(sq, when), "wheel_ns %llu, when %llu",
+	      (unsigned long long)sq->wheel_ns, (unsigned long long)when);
+	CHECK(ring.enters == 1, "enters %llu", (unsigned long long)ring.enters);
+	got = ring_reap(&ring, ev, 40, 1000);
+	CHECK(got == 18, "got %u", got);
+	CHECK(ev[0].flags == TWHEEL_CQE_RESULT && ev[0].cookie == 1 &&
+	      ev[0].res == TWHEEL_STOPPED_PENDING, "stop result %d", ev[0].res);
+	CHECK(got > 1 && ev[1].cookie == 1000, "anchor first");
+	for (i = 2; i < got; i++)
+		fired_stopped += ev[i].cookie % 2 == 1;
+	CHECK(!fired_stopped, "%u stopped timers fired", fired_stopped);
+	/* The wheel went past @when: a stop now cannot be said to win. */
+	timingwheel_prep_stop(timingwheel_get_sqe(sq), slot[2], gen[2], 2,
+			      TWHEEL_SQE_RESULT);
+	CHECK_RET(timingwheel_submit(sq), 1);
+	CHECK(!timingwheel_stop_won(sq, when), "a late stop won");
+	CHECK_RET(ring_reap(&ring, ev, 1, 1000), 1);
+	CHECK(ev[0].res == -ENOENT, "late stop %d", ev[0].res);
+	ring_close(&ring);
+}
+
+/* Failed entries post their -errno; a result names its SQ. */
+static void test_ring_results(void)
+{
+	uint64_t far = timingwheel_now(CLOCK_MONOTONIC) + 60000 * MS;
+	struct timingwheel_ring ring;
+	struct twheel_cqe ev[8];
+	struct timingwheel_sq *sq;
+	uint32_t s;
+	uint16_t g;
+
+	if (ring_open(&ring, 16, 2, 8, 32))
+		return;
+	sq = timingwheel_ring_sq(&ring, 1);
+	CHECK_RET(timingwheel_slot_get(sq, &s, &g), 0);
+	timingwheel_prep_start(timingwheel_get_sqe(sq), s, g, 1, far, 0, 0);
+	timingwheel_prep_start(timingwheel_get_sqe(sq), s, g, 2, far, 0, 0);
+	timingwheel_prep_start(timingwheel_get_sqe(sq), 16, 0, 3, far, 0, 0);
+	timingwheel_prep_start(timingwheel_get_sqe(sq), s + 1, 1, 4, far, 0,
+			       TWHEEL_SQE_PERIODIC);
+	timingwheel_prep_stop(timingwheel_get_sqe(sq), s, g + 1, 5, 0);
+	timingwheel_prep_stop(timingwheel_get_sqe(sq), s, g, 6, TWHEEL_SQE_RESULT);
+	CHECK_RET(timingwheel_submit(sq), 6);
+	CHECK_RET(ring_reap(&ring, ev, 5, 5000), 5);
+	CHECK(ev[0].cookie == 2 && ev[0].res == -EEXIST && ev[0].sq == 1 &&
+	      ev[0].flags == TWHEEL_CQE_RESULT, "EEXIST: %d sq %u", ev[0].res, ev[0].sq);
+	CHECK(ev[1].cookie == 3 && ev[1].res == -EINVAL, "slot range: %d", ev[1].res);
+	CHECK(ev[2].cookie == 4 && ev[2].res == -EOPNOTSUPP, "periodic: %d", ev[2].res);
+	CHECK(ev[3].cookie == 5 && ev[3].res == -ENOENT, "stale gen: %d", ev[3].res);
+	CHECK(ev[4].cookie == 6 && ev[4].res == TWHEEL_STOPPED_PENDING, "stop: %d",
+	      ev[4].res);
+	CHECK(ring.hdr->errors == 4, "errors %llu", (unsigned long long)ring.hdr->errors);
+	CHECK_RET(timingwheel_ring_enter(&ring), 0);
+	ring_close(&ring);
+}
+
+/* A CQ of 8 against 100 expiries: cq_advance() enters for the rest. */
+static void test_ring_cq_overflow(void)
+{
+	uint64_t when = timingwheel_now(CLOCK_MONOTONIC) + 20 * MS;
+	struct timingwheel_ring ring;
+	static struct twheel_cqe ev[100];
+	unsigned int i, got, waited = 0, seen[100] = { 0 };
+	struct timingwheel_sq *sq;
+	uint32_t s;
+	uint16_t g;
+
+	if (ring_open(&ring, 128, 1, 128, 8))
+		return;
+	sq = timingwheel_ring_sq(&ring, 0);
+	for (i = 0; i < 100; i++) {
+		CHECK_RET(timingwheel_slot_get(sq, &s, &g), 0);
+		timingwheel_prep_start(timingwheel_get_sqe(sq), s, g, i,
+				       when + (i / 10) * MS, 0, 0);
+	}
+	CHECK_RET(timingwheel_submit(sq), 100);
+	sleep_ms(200);
+	CHECK(ring.hdr->waiting == 92, "waiting %llu",
+	      (unsigned long long)ring.hdr->waiting);
+	got = ring_reap(&ring, ev, 100, 3000);
+	CHECK(got == 100, "got %u", got);
+	for (i = 0; i < got; i++) {
+		if (ev[i].cookie < 100)
+			seen[ev[i].cookie]++;
+		waited += !!(ev[i].flags & TWHEEL_CQE_WAITED);
+	}
+	for (i = 0; i < 100; i++)
+		CHECK(seen[i] == 1, "cookie %u seen %u times", i, seen[i]);
+	CHECK(waited == 92 && ring.hdr->waiting == 0, "waited %u", waited);
+	CHECK(ring.enters >= 2, "enters %llu", (unsigned long long)ring.enters);
+	ring_close(&ring);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -441,6 +711,11 @@ static const struct {
 	{ "batch_small", test_batch_small },
 	{ "batch_chunks", test_batch_chunks },
 	{ "now", test_now },
+	{ "ring_init_exit", test_ring_init_exit },
+	{ "ring_start_expiry", test_ring_start_expiry },
+	{ "ring_stop_won", test_ring_stop_won },
+	{ "ring_results", test_ring_results },
+	{ "ring_cq_overflow", test_ring_cq_overflow },
 };
 
 int main(void)
