@@ -532,41 +532,66 @@ static void test_ring_init_exit(void)
 	close(fd);
 }
 
-/* Starts, expiries: one ENTER, for the first start, with the hrtimer idle. */
+/*
+ * Starts and expiries: an ENTER for the first start (the hrtimer is idle)
+ * and for one due before armed_for; none for one due after it.
+ */
 static void test_ring_start_expiry(void)
 {
-	uint64_t when = timingwheel_now(CLOCK_MONOTONIC) + 30 * MS;
+	uint64_t when = timingwheel_now(CLOCK_MONOTONIC) + 50 * MS, early;
+	struct twheel_cqe ev[4], x[3], *cqe;
 	struct timingwheel_ring ring;
-	struct twheel_cqe ev[4], *cqe;
 	struct timingwheel_sq *sq;
-	uint32_t a, b;
-	uint16_t ga, gb;
+	uint32_t a, b, c;
+	uint16_t ga, gb, gc;
+	unsigned int i, k;
+	int want;
 
 	if (ring_open(&ring, 16, 1, 8, 32))
 		return;
 	sq = timingwheel_ring_sq(&ring, 0);
 	CHECK_RET(timingwheel_slot_get(sq, &a, &ga), 0);
 	CHECK_RET(timingwheel_slot_get(sq, &b, &gb), 0);
+	CHECK_RET(timingwheel_slot_get(sq, &c, &gc), 0);
 	timingwheel_prep_start(timingwheel_get_sqe(sq), a, ga, 0xc00c1e, when, 0, 0);
 	CHECK_RET(timingwheel_submit(sq), 1);
 	CHECK(ring.enters == 1, "enters %llu", (unsigned long long)ring.enters);
 	CHECK(ring.hdr->armed_for <= when + 4 * MS, "armed_for %llu",
 	      (unsigned long long)ring.hdr->armed_for);
+	/* Due before armed_for: the hrtimer would be late for it, so ENTER. */
+	early = timingwheel_now(CLOCK_MONOTONIC) + 10 * MS;
+	want = early < ring.hdr->armed_for ? 2 : 1;
+	timingwheel_prep_start(timingwheel_get_sqe(sq), c, gc, 0xea, early, 0, 0);
+	CHECK_RET(timingwheel_submit(sq), 1);
+	CHECK(ring.enters == (uint64_t)want, "enters %llu, want %d",
+	      (unsigned long long)ring.enters, want);
 	/* Due after armed_for: the hrtimer takes it, no ENTER. */
 	timingwheel_prep_start(timingwheel_get_sqe(sq), b, gb, 0xbeef,
 			       when + 10 * MS, MS, TWHEEL_SQE_RESULT);
 	CHECK_RET(timingwheel_submit(sq), 1);
-	CHECK_RET(ring_reap(&ring, ev, 3, 5000), 3);
-	CHECK(ev[0].flags == TWHEEL_CQE_RESULT && ev[0].res == 0 &&
-	      ev[0].cookie == 0xbeef, "result %u %d", ev[0].flags, ev[0].res);
-	CHECK(ev[1].flags == TWHEEL_CQE_EXPIRY && ev[1].cookie == 0xc00c1e &&
-	      ev[1].slot == a && ev[1].gen == ga && ev[1].due >= when &&
-	      ev[1].fired >= ev[1].due, "expiry %llx slot %u due %llu",
-	      (unsigned long long)ev[1].cookie, ev[1].slot,
-	      (unsigned long long)ev[1].due);
-	CHECK(ev[2].cookie == 0xbeef && ev[2].gen == gb &&
-	      ev[2].due >= when + 10 * MS, "second expiry");
-	CHECK(ring.enters == 1, "enters %llu", (unsigned long long)ring.enters);
+	CHECK_RET(ring_reap(&ring, ev, 4, 5000), 4);
+	/* The result comes when b is applied, before or after c fires. */
+	for (i = 0, k = 0; i < 4; i++) {
+		if (ev[i].flags == TWHEEL_CQE_RESULT)
+			CHECK(ev[i].res == 0 && ev[i].cookie == 0xbeef, "result %d",
+			      ev[i].res);
+		else if (k < 3)
+			x[k++] = ev[i];
+		else
+			k++;
+	}
+	CHECK(k == 3, "%u expiries", k);
+	CHECK(x[0].cookie == 0xea && x[0].flags == TWHEEL_CQE_EXPIRY &&
+	      x[0].due >= early, "early expiry %llx", (unsigned long long)x[0].cookie);
+	CHECK(x[1].flags == TWHEEL_CQE_EXPIRY && x[1].cookie == 0xc00c1e &&
+	      x[1].slot == a && x[1].gen == ga && x[1].due >= when &&
+	      x[1].fired >= x[1].due, "expiry %llx slot %u due %llu",
+	      (unsigned long long)x[1].cookie, x[1].slot,
+	      (unsigned long long)x[1].due);
+	CHECK(x[2].cookie == 0xbeef && x[2].gen == gb &&
+	      x[2].due >= when + 10 * MS, "second expiry");
+	CHECK(ring.enters == (uint64_t)want, "enters %llu",
+	      (unsigned long long)ring.enters);
 	CHECK_RET(timingwheel_peek_cqe(&ring, &cqe), -EAGAIN);
 	CHECK_RET(timingwheel_cq_advance(&ring, 1), -EINVAL);
 	ring_close(&ring);
