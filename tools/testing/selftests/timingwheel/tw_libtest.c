@@ -525,7 +525,7 @@ static void test_ring_init_exit(void)
 	timingwheel_ring_exit(&ring);
 	CHECK(msync(hdr, 4096, MS_ASYNC) == -1 && errno == ENOMEM, "header mapped");
 	CHECK(msync(cq, 4096, MS_ASYNC) == -1 && errno == ENOMEM, "CQ mapped");
-	CHECK(ring.hdr == NULL && ring.sqs == NULL && ring.slots == NULL, "exit");
+	CHECK(!ring.hdr && !ring.sqs && !ring.slots, "exit");
 	/* The fd is still the caller's, and still has its rings. */
 	CHECK(fcntl(fd, F_GETFD) >= 0, "fd closed");
 	CHECK_RET(timingwheel_ring_init(fd, &p, &again), -EEXIST);
