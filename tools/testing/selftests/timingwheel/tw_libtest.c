@@ -481,27 +481,46 @@ static void test_ring_init_exit(void)
 		.capacity = 5, .nr_sq = 2, .sq_entries = 8, .cq_entries = 16,
 	};
 	struct timingwheel_ring ring, again;
-	struct timingwheel_sq *sq0, *sq1;
-	uint32_t slot, slots[5];
-	uint16_t gen;
-	void *hdr, *cq;
-	int fd = open_nb(), i;
+	void *hdr, *cq, *sq1;
+	int fd = open_nb();
 
 	CHECK_RET(timingwheel_ring_init(fd, NULL, &ring), -EINVAL);
 	p.capacity = 0;
 	CHECK_RET(timingwheel_ring_init(fd, &p, &ring), -EINVAL);
 	p.capacity = 5;
 	CHECK_RET(timingwheel_ring_init(fd, &p, &ring), 0);
+	CHECK(ring.hdr->capacity == 5 && ring.hdr->nr_sq == 2, "header");
+	CHECK(ring.params.hdr_bytes && ring.params.memory, "setup's out fields");
 	CHECK_RET(timingwheel_ring_init(fd, &p, &again), -EEXIST);
 	CHECK(!again.hdr && !again.sqs && !again.slots, "a failed init maps nothing");
-	ring_close(&ring);
+	CHECK(timingwheel_ring_sq(&ring, 1) && !timingwheel_ring_sq(&ring, 2), "ring_sq");
+	hdr = (void *)ring.hdr;
+	cq = ring.cq;
+	sq1 = timingwheel_ring_sq(&ring, 1)->ctl;
+	timingwheel_ring_exit(&ring);
+	CHECK(msync(hdr, 4096, MS_ASYNC) == -1 && errno == ENOMEM, "header mapped");
+	CHECK(msync(cq, 4096, MS_ASYNC) == -1 && errno == ENOMEM, "CQ mapped");
+	CHECK(msync(sq1, 4096, MS_ASYNC) == -1 && errno == ENOMEM, "SQ 1 mapped");
+	CHECK(!ring.hdr && !ring.sqs && !ring.slots, "exit");
+	/* The fd is still the caller's, and still has its rings. */
+	CHECK(fcntl(fd, F_GETFD) >= 0, "fd closed");
+	CHECK_RET(timingwheel_ring_init(fd, &p, &again), -EEXIST);
+	close(fd);
+}
+
+/* Each SQ's share of the slots, first in, first out, a new gen each get. */
+static void test_ring_slots(void)
+{
+	struct timingwheel_ring ring;
+	struct timingwheel_sq *sq0, *sq1;
+	uint32_t slot, slots[5];
+	uint16_t gen;
+	int i;
 
 	if (ring_open(&ring, 5, 2, 8, 16))
 		return;
-	CHECK(ring.hdr->capacity == 5 && ring.hdr->nr_sq == 2, "header");
 	sq0 = timingwheel_ring_sq(&ring, 0);
 	sq1 = timingwheel_ring_sq(&ring, 1);
-	CHECK(sq0 && sq1 && !timingwheel_ring_sq(&ring, 2), "ring_sq");
 	/* Slots 0-1 are SQ 0's, 2-4 SQ 1's, handed out in order. */
 	for (i = 0; i < 2; i++) {
 		CHECK_RET(timingwheel_slot_get(sq0, &slots[i], &gen), 0);
@@ -515,21 +534,67 @@ static void test_ring_init_exit(void)
 	CHECK_RET(timingwheel_slot_put(&ring, 1), 0);
 	CHECK_RET(timingwheel_slot_put(&ring, 1), -EINVAL);
 	CHECK_RET(timingwheel_slot_put(&ring, 0), 0);
-	/* FIFO, each get a new generation. */
+	CHECK_RET(timingwheel_slot_put(&ring, 4), 0);
 	CHECK_RET(timingwheel_slot_get(sq0, &slot, &gen), 0);
 	CHECK(slot == 1 && gen == 2, "slot %u gen %u", slot, gen);
-	CHECK_RET(timingwheel_slot_get(sq1, &slot, &gen), -ENOSPC);
-	hdr = (void *)ring.hdr;
-	cq = ring.cq;
-	fd = ring.fd;
-	timingwheel_ring_exit(&ring);
-	CHECK(msync(hdr, 4096, MS_ASYNC) == -1 && errno == ENOMEM, "header mapped");
-	CHECK(msync(cq, 4096, MS_ASYNC) == -1 && errno == ENOMEM, "CQ mapped");
-	CHECK(!ring.hdr && !ring.sqs && !ring.slots, "exit");
-	/* The fd is still the caller's, and still has its rings. */
-	CHECK(fcntl(fd, F_GETFD) >= 0, "fd closed");
-	CHECK_RET(timingwheel_ring_init(fd, &p, &again), -EEXIST);
-	close(fd);
+	CHECK_RET(timingwheel_slot_get(sq0, &slot, &gen), 0);
+	CHECK(slot == 0 && gen == 2, "slot %u gen %u", slot, gen);
+	CHECK_RET(timingwheel_slot_get(sq1, &slot, &gen), 0);
+	CHECK(slot == 4 && gen == 2, "put back to its own SQ: slot %u", slot);
+	ring_close(&ring);
+}
+
+/*
+ * A full SQ: get_sqe() gives NULL, and submit() enters though no start is
+ * due before armed_for, so the kernel frees the entries.
+ */
+static void test_ring_sq_full(void)
+{
+	uint64_t far = timingwheel_now(CLOCK_MONOTONIC) + 60000 * MS;
+	struct timingwheel_ring ring;
+	struct twheel_info info;
+	struct timingwheel_sq *sq;
+	unsigned int i;
+
+	if (ring_open(&ring, 16, 1, 8, 32))
+		return;
+	sq = timingwheel_ring_sq(&ring, 0);
+	timingwheel_prep_start(timingwheel_get_sqe(sq), 0, 1, 0, far, 0, 0);
+	CHECK_RET(timingwheel_submit(sq), 1);
+	for (i = 1; i < 8; i++)
+		timingwheel_prep_start(timingwheel_get_sqe(sq), i, 1, i, far + i, 0, 0);
+	CHECK_RET(timingwheel_submit(sq), 7);
+	CHECK(ring.enters == 1, "enters %llu", (unsigned long long)ring.enters);
+	timingwheel_prep_start(timingwheel_get_sqe(sq), 8, 1, 8, far + 8, 0, 0);
+	CHECK(!timingwheel_get_sqe(sq), "an entry of a full SQ");
+	CHECK_RET(timingwheel_submit(sq), 1);
+	CHECK(ring.enters == 2, "enters %llu", (unsigned long long)ring.enters);
+	CHECK(timingwheel_get_sqe(sq) != NULL, "the SQ stays full");
+	CHECK_RET(timingwheel_info(ring.fd, &info), 0);
+	CHECK(info.pending == 9, "pending %llu", info.pending);
+	ring_close(&ring);
+}
+
+/*
+ * Copy the expiries of @ev to @x, up to @max, and check that each result
+ * is a success of the entry @cookie; how many expiries there were.
+ */
+static unsigned int split_expiries(const struct twheel_cqe *ev, unsigned int n,
+				   struct twheel_cqe *x, unsigned int max,
+				   uint64_t cookie)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (ev[i].flags == TWHEEL_CQE_RESULT)
+			CHECK(ev[i].res == 0 && ev[i].cookie == cookie, "result %d",
+			      ev[i].res);
+		else if (k < max)
+			x[k++] = ev[i];
+		else
+			k++;
+	}
+	return k;
 }
 
 /*
@@ -544,7 +609,6 @@ static void test_ring_start_expiry(void)
 	struct timingwheel_sq *sq;
 	uint32_t a, b, c;
 	uint16_t ga, gb, gc;
-	unsigned int i, k;
 	int want;
 
 	if (ring_open(&ring, 16, 1, 8, 32))
@@ -571,16 +635,7 @@ static void test_ring_start_expiry(void)
 	CHECK_RET(timingwheel_submit(sq), 1);
 	CHECK_RET(ring_reap(&ring, ev, 4, 5000), 4);
 	/* The result comes when b is applied, before or after c fires. */
-	for (i = 0, k = 0; i < 4; i++) {
-		if (ev[i].flags == TWHEEL_CQE_RESULT)
-			CHECK(ev[i].res == 0 && ev[i].cookie == 0xbeef, "result %d",
-			      ev[i].res);
-		else if (k < 3)
-			x[k++] = ev[i];
-		else
-			k++;
-	}
-	CHECK(k == 3, "%u expiries", k);
+	CHECK_RET(split_expiries(ev, 4, x, 3, 0xbeef), 3);
 	CHECK(x[0].cookie == 0xea && x[0].flags == TWHEEL_CQE_EXPIRY &&
 	      x[0].due >= early, "early expiry %llx", (unsigned long long)x[0].cookie);
 	CHECK(x[1].flags == TWHEEL_CQE_EXPIRY && x[1].cookie == 0xc00c1e &&
@@ -738,6 +793,8 @@ static const struct {
 	{ "batch_chunks", test_batch_chunks },
 	{ "now", test_now },
 	{ "ring_init_exit", test_ring_init_exit },
+	{ "ring_slots", test_ring_slots },
+	{ "ring_sq_full", test_ring_sq_full },
 	{ "ring_start_expiry", test_ring_start_expiry },
 	{ "ring_stop_won", test_ring_stop_won },
 	{ "ring_results", test_ring_results },
