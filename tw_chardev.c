@@ -238,7 +238,7 @@ static __poll_t tw_poll(struct file *file, poll_table *wait)
 static int tw_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct tw_client *c = file->private_data;
-	struct tw_ring *r = smp_load_acquire(&c->ring);
+	struct tw_ring *r = tw_client_ring(c);
 
 	/* The rings live until ->release, which no mapping can outlast. */
 	return r ? tw_ring_mmap(r, vma) : -ENODEV;

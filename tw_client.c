@@ -1551,7 +1551,7 @@ int tw_client_ring_setup(struct tw_client *c, struct twheel_ring_setup *p)
 		return ret;
 	if (tw_dcache_is_aliasing())
 		return -EOPNOTSUPP;
-	if (smp_load_acquire(&c->ring))
+	if (tw_client_ring(c))
 		return -EEXIST;
 	ret = tw_client_ring_charge(c, p);
 	if (ret)
@@ -1574,6 +1574,7 @@ int tw_client_ring_setup(struct tw_client *c, struct twheel_ring_setup *p)
 	if (!ret) {
 		c->ring_timers = p->timers;
 		c->started = true;
+		/* The rings are set up before mmap() and poll() can see them. */
 		smp_store_release(&c->ring, r);
 	}
 	spin_unlock_bh(&c->lock);
@@ -1629,7 +1630,7 @@ static long tw_client_ring_chunk(struct tw_client *c, bool *more)
  */
 long tw_client_ring_enter(struct tw_client *c)
 {
-	struct tw_ring *r = smp_load_acquire(&c->ring);
+	struct tw_ring *r = tw_client_ring(c);
 	u64 chunks, k;
 	bool more = true, held;
 	long ret = 0;
@@ -1662,7 +1663,7 @@ long tw_client_ring_enter(struct tw_client *c)
  */
 __poll_t tw_client_ring_poll(struct tw_client *c)
 {
-	struct tw_ring *r = smp_load_acquire(&c->ring);
+	struct tw_ring *r = tw_client_ring(c);
 	bool more;
 
 	if (!r)

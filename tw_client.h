@@ -62,7 +62,6 @@ struct tw_when {
 	u64	interval;
 };
 
-
 /**
  * struct tw_client - one client: an open file of /dev/timingwheel, or the
  *                    benchmark's
@@ -137,6 +136,13 @@ struct tw_batch_io {
  */
 typedef int (*tw_read_copy_fn)(void *arg, size_t done,
 			       const struct twheel_event *ev, unsigned int n);
+
+/* The client's rings, or NULL: set once, and then for the file's life. */
+static inline struct tw_ring *tw_client_ring(struct tw_client *c)
+{
+	/* Pairs with the release in tw_client_ring_setup(): rings set up. */
+	return smp_load_acquire(&c->ring);
+}
 
 int tw_client_init(void);
 void tw_client_exit(void);

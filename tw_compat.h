@@ -54,11 +54,6 @@ static inline s64 tw_timens_offset(clockid_t clockid)
 #endif
 }
 
-/* Bounds-checking annotations of flexible arrays, from 6.6. */
-#ifndef __counted_by
-#define __counted_by(member)
-#endif
-
 /*
  * vm_flags became read-only behind vm_flags_set() and vm_flags_clear() in
  * 6.3; before, the mmap handler wrote the field, under the same lock.

@@ -230,7 +230,7 @@ struct tw_ring {
 	unsigned long		nr_pages;
 	unsigned long		sq_pages;
 	unsigned long		cq_pages;
-	struct tw_ring_sq	sq[] __counted_by(nr_sq);
+	struct tw_ring_sq	sq[];
 };
 
 static_assert(sizeof(struct twheel_ring_hdr) == 160);
@@ -534,11 +534,13 @@ static void tw_ring_write_hdr(struct tw_ring *r)
 	struct twheel_ring_hdr *h = r->hdr;
 
 	WRITE_ONCE(h->seq, ++r->seq);
+	/* An odd seq before the values: a reader's smp_rmb() pairs. */
 	smp_wmb();
 	WRITE_ONCE(h->armed_for, r->armed_for);
 	WRITE_ONCE(h->wheel_ns, r->wheel_ns);
 	WRITE_ONCE(h->flags, r->flags);
 	WRITE_ONCE(h->broken, r->broken);
+	/* The values before the even seq. */
 	smp_wmb();
 	WRITE_ONCE(h->seq, ++r->seq);
 	WRITE_ONCE(h->posted, r->posted);
@@ -560,6 +562,7 @@ static void tw_ring_break(struct tw_ring *r, u32 which)
 /* Load and check the CQ head: how much room the CQ has.  False if broken. */
 static bool tw_ring_cq_check(struct tw_ring *r)
 {
+	/* The consumer's reads of the events are done before its head store. */
 	u32 head = smp_load_acquire(&r->cq_ctl->head);
 	u32 used = r->cq_tail - head;
 
@@ -712,6 +715,7 @@ static unsigned int tw_ring_post_results(struct tw_ring *r, unsigned int i,
 		sq->pub++;
 		n++;
 	}
+	/* Our reads of the entries are done before the producer reuses them. */
 	smp_store_release(&sq->ctl->head, sq->pub);
 	return n;
 }
@@ -829,6 +833,7 @@ static unsigned int tw_ring_apply_sq(struct tw_ring *r, struct tw_client *c,
 				     u64 now, bool *left)
 {
 	struct tw_ring_sq *sq = &r->sq[i];
+	/* The producer's entries are written before the tail we load. */
 	u32 tail = smp_load_acquire(&sq->ctl->tail), n, k, idx;
 
 	if (tail - sq->pub > r->sq_entries || tail - sq->pub < sq->head - sq->pub) {
@@ -865,7 +870,8 @@ static unsigned int tw_ring_consume(struct tw_ring *r, struct tw_client *c,
 		done += tw_ring_post_results(r, i, budget - done);
 		if (done < budget)
 			done += tw_ring_apply_sq(r, c, i, budget - done, now, left);
-		else if (smp_load_acquire(&r->sq[i].ctl->tail) != r->sq[i].head)
+		/* Only compared: no entry is read after it. */
+		else if (READ_ONCE(r->sq[i].ctl->tail) != r->sq[i].head)
 			*left = true;
 		if (done < budget)
 			done += tw_ring_post_results(r, i, budget - done);
@@ -934,6 +940,7 @@ unsigned int tw_ring_end(struct tw_ring *r)
 	u32 n = r->cq_tail - r->cq_stored;
 
 	if (n)
+		/* The events are written before the consumer sees the tail. */
 		smp_store_release(&r->cq_ctl->tail, r->cq_tail);
 	r->cq_stored = r->cq_tail;
 	return n;
@@ -1005,10 +1012,9 @@ bool tw_ring_publish(struct tw_ring *r, u64 armed_for)
 	/* Pairs with the submitter's and the CQ consumer's fences. */
 	smp_mb();
 	for (i = 0; i < r->nr_sq; i++)
-		if (smp_load_acquire(&r->sq[i].ctl->tail) != r->sq[i].head)
+		if (READ_ONCE(r->sq[i].ctl->tail) != r->sq[i].head)
 			return true;
-	return held && r->cq_entries != r->cq_tail -
-					 smp_load_acquire(&r->cq_ctl->head);
+	return held && r->cq_entries != r->cq_tail - READ_ONCE(r->cq_ctl->head);
 }
 
 /**

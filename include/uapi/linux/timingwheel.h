@@ -137,7 +137,6 @@ struct twheel_event {
 
 #define TWHEEL_EVENT_PERIODIC	(1U << 0)	/* periodic: re-armed when read */
 
-
 /*
  * Shared-memory rings (Documentation/timingwheel/rings.rst): a file may opt
  * in, once, with TWHEEL_IOC_RING_SETUP, then map each region with its own

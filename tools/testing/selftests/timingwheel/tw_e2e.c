@@ -2158,6 +2158,11 @@ TEST_F_TIMEOUT(tw, ring_start_expiry, 180) { t_ring_start_expiry(_metadata); }
 TEST_F_TIMEOUT(tw, ring_stop_and_results, 180) { t_ring_stop_and_results(_metadata); }
 TEST_F_TIMEOUT(tw, ring_cq_full_waits, 180) { t_ring_cq_full_waits(_metadata); }
 TEST_F_TIMEOUT(tw, ring_no_syscall_steady, 180) { t_ring_no_syscall_steady(_metadata); }
+TEST_F_TIMEOUT(tw, ring_stop_before_due_wins, 180)
+{
+	t_ring_stop_before_due_wins(_metadata);
+}
+
 TEST_F_TIMEOUT(tw, ring_corrupt_broken, 180) { t_ring_corrupt_broken(_metadata); }
 TEST_F_TIMEOUT(tw, ring_close_while_mapped, 180) { t_ring_close_while_mapped(_metadata); }
 

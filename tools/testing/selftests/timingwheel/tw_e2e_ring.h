@@ -10,12 +10,11 @@
 #define _TW_E2E_RING_H
 
 /* A ring file's setup and mapping, which every later check needs. */
-#define ASSERT_RING(call) do {						\
-	int __ret = (call);						\
-	EXPECT_TRUE(__ret == 0) TH_LOG("ring setup: %d", __ret);	\
-	if (__ret)							\
-		return;							\
-} while (0)
+static bool ring_ok(struct __test_metadata *_metadata, int ret)
+{
+	EXPECT_TRUE(ret == 0) TH_LOG("ring setup: %d", ret);
+	return ret == 0;
+}
 
 /* A ring file as a test maps it: the header, SQ 0 and the CQ. */
 struct tring {
@@ -192,6 +191,12 @@ static unsigned int tring_reap(struct tring *r, struct twheel_cqe *out,
 	return got;
 }
 
+static void bad_setup(struct __test_metadata *_metadata, int fd,
+		      struct twheel_ring_setup *p, const char *what)
+{
+	EXPECT_TRUE(ring_setup(fd, p) == -EINVAL) TH_LOG("%s", what);
+}
+
 static void t_ring_setup_errors(struct __test_metadata *_metadata)
 {
 	struct twheel_ring_setup ok = {
@@ -204,23 +209,21 @@ static void t_ring_setup_errors(struct __test_metadata *_metadata)
 	EXPECT_TRUE(ring_enter(fd) == -ENODEV);
 	EXPECT_TRUE(!ring_map(fd, TWHEEL_OFF_RING_HDR, 4096, PROT_READ) &&
 		    errno == ENODEV);
-#define BAD(field, v) do { p = ok; p.field = v; \
-	EXPECT_TRUE(ring_setup(fd, &p) == -EINVAL) TH_LOG(#field " %llu", \
-	(unsigned long long)(v)); } while (0)
-	BAD(capacity, 0);
-	BAD(capacity, TWHEEL_RING_MAX_CAPACITY + 1);
-	BAD(nr_sq, 0);
-	BAD(nr_sq, TWHEEL_RING_MAX_SQ + 1);
-	BAD(sq_entries, 4);
-	BAD(sq_entries, 48);
-	BAD(sq_entries, TWHEEL_RING_MAX_SQ_ENTRIES * 2);
-	BAD(cq_entries, 0);
-	BAD(cq_entries, 100);
+	p = ok, p.capacity = 0, bad_setup(_metadata, fd, &p, "capacity 0");
+	p = ok, p.capacity = TWHEEL_RING_MAX_CAPACITY + 1;
+	bad_setup(_metadata, fd, &p, "capacity past the most");
+	p = ok, p.nr_sq = 0, bad_setup(_metadata, fd, &p, "no SQ");
+	p = ok, p.nr_sq = TWHEEL_RING_MAX_SQ + 1, bad_setup(_metadata, fd, &p, "65 SQs");
+	p = ok, p.sq_entries = 4, bad_setup(_metadata, fd, &p, "SQ of 4");
+	p = ok, p.sq_entries = 48, bad_setup(_metadata, fd, &p, "SQ of 48");
+	p = ok, p.sq_entries = TWHEEL_RING_MAX_SQ_ENTRIES * 2;
+	bad_setup(_metadata, fd, &p, "SQ of 65536");
+	p = ok, p.cq_entries = 0, bad_setup(_metadata, fd, &p, "CQ of 0");
+	p = ok, p.cq_entries = 100, bad_setup(_metadata, fd, &p, "CQ of 100");
 	/* 100 slots and 128 entries: a CQ of more than 256 is refused. */
-	BAD(cq_entries, 512);
-	BAD(flags, 1);
-	BAD(__reserved[1], 1);
-#undef BAD
+	p = ok, p.cq_entries = 512, bad_setup(_metadata, fd, &p, "CQ of 512");
+	p = ok, p.flags = 1, bad_setup(_metadata, fd, &p, "flags");
+	p = ok, p.__reserved[1] = 1, bad_setup(_metadata, fd, &p, "reserved");
 	write_param(MAX_TIMERS_PARAM, 99);
 	p = ok;
 	EXPECT_TRUE(ring_setup(fd, &p) == -ENOSPC);
@@ -305,7 +308,8 @@ static void t_ring_start_expiry(struct __test_metadata *_metadata)
 	uint64_t t0 = now_ns(), when = t0 + 30 * MS;
 	struct tring r;
 
-	ASSERT_RING(tring_open(&r, 16, 8, 32));
+	if (!ring_ok(_metadata, tring_open(&r, 16, 8, 32)))
+		return;
 	tring_start(&r, 3, 7, 0xc00c1e, when, 0);
 	tring_start(&r, 4, 1, 0xbeef, when + 10 * MS, 0);
 	/* The hrtimer is idle: the first start enters. */
@@ -337,7 +341,8 @@ static void t_ring_stop_and_results(struct __test_metadata *_metadata)
 	struct twheel_sqe *e;
 	struct tring r;
 
-	ASSERT_RING(tring_open(&r, 16, 16, 32));
+	if (!ring_ok(_metadata, tring_open(&r, 16, 16, 32)))
+		return;
 	tring_start(&r, 1, 5, 11, far, 0);
 	tring_start(&r, 1, 5, 12, far, 0);			/* EEXIST */
 	tring_start(&r, 1, 5, 13, far + MS, TWHEEL_SQE_REPLACE | TWHEEL_SQE_RESULT);
@@ -374,7 +379,8 @@ static void t_ring_cq_full_waits(struct __test_metadata *_metadata)
 	unsigned int i, got = 0, waited = 0, seen[100] = { 0 };
 	struct tring r;
 
-	ASSERT_RING(tring_open(&r, 128, 128, 8));
+	if (!ring_ok(_metadata, tring_open(&r, 128, 128, 8)))
+		return;
 	for (i = 0; i < 100; i++)
 		tring_start(&r, i, 1, i, when + (i / 10) * MS, 0);
 	EXPECT_TRUE(tring_submit(&r, when) == 0);
@@ -408,7 +414,8 @@ static void t_ring_no_syscall_steady(struct __test_metadata *_metadata)
 	unsigned int i, got;
 	struct tring r;
 
-	ASSERT_RING(tring_open(&r, 256, 256, 256));
+	if (!ring_ok(_metadata, tring_open(&r, 256, 256, 256)))
+		return;
 	tring_start(&r, 0, 1, 1000, anchor, 0);
 	EXPECT_TRUE(tring_submit(&r, anchor) == 0 && r.enters == 1);
 	for (i = 1; i <= 64; i++)
@@ -428,6 +435,44 @@ static void t_ring_no_syscall_steady(struct __test_metadata *_metadata)
 	tring_close(&r);
 }
 
+/*
+ * A stop written before its timer's due time, with no system call, wins:
+ * the callback that would fire the timer applies the stop first.  The
+ * wheel_ns read after the stop's tail store proves it in advance.
+ */
+static void t_ring_stop_before_due_wins(struct __test_metadata *_metadata)
+{
+	struct twheel_cqe ev[4];
+	unsigned int round, fired = 0;
+	uint64_t when, wheel;
+	struct tring r;
+
+	if (!ring_ok(_metadata, tring_open(&r, 16, 16, 16)))
+		return;
+	for (round = 0; round < 5; round++) {
+		when = now_ns() + 40 * MS;
+		tring_start(&r, 1, round, 100 + round, when, 0);
+		tring_start(&r, 2, round, 200 + round, when, 0);
+		EXPECT_TRUE(tring_submit(&r, when) == 0);
+		/* The hrtimer is armed for them: the stop needs no call. */
+		sleep_ms(20);
+		tring_stop(&r, 1, round, 0, 0);
+		r.enters = 0;
+		EXPECT_TRUE(tring_submit(&r, UINT64_MAX) == 0 && r.enters == 0);
+		wheel = __atomic_load_n(&r.hdr->wheel_ns, __ATOMIC_RELAXED);
+		EXPECT_TRUE(wheel < when) TH_LOG("wheel_ns %llu, due %llu",
+						 (unsigned long long)wheel,
+						 (unsigned long long)when);
+		EXPECT_TRUE(tring_reap(&r, ev, 1, 5000) == 1);
+		EXPECT_TRUE(ev[0].cookie == 200 + round && ev[0].due >= when)
+			TH_LOG("round %u: cookie %llu", round,
+			       (unsigned long long)ev[0].cookie);
+		fired += tring_reap(&r, ev, 4, 100);
+	}
+	EXPECT_TRUE(fired == 0) TH_LOG("%u stopped timers fired", fired);
+	tring_close(&r);
+}
+
 /* Corrupt indices break the rings; the ioctls keep working. */
 static void t_ring_corrupt_broken(struct __test_metadata *_metadata)
 {
@@ -436,7 +481,8 @@ static void t_ring_corrupt_broken(struct __test_metadata *_metadata)
 	struct tring r;
 	int ret;
 
-	ASSERT_RING(tring_open(&r, 16, 8, 32));
+	if (!ring_ok(_metadata, tring_open(&r, 16, 8, 32)))
+		return;
 	tring_start(&r, 1, 1, 1, now_ns() + 50 * MS, 0);
 	EXPECT_TRUE(tring_submit(&r, 0) == 0);
 	__atomic_store_n(&r.sq->tail, r.sq_tail + 9, __ATOMIC_RELEASE);
@@ -451,7 +497,8 @@ static void t_ring_corrupt_broken(struct __test_metadata *_metadata)
 	EXPECT_TRUE(read_events(r.fd, &e, 1, 5000) == 1 && e.id == 7);
 	tring_close(&r);
 
-	ASSERT_RING(tring_open(&r, 16, 8, 8));
+	if (!ring_ok(_metadata, tring_open(&r, 16, 8, 8)))
+		return;
 	__atomic_store_n(&r.cq->head, 100, __ATOMIC_RELEASE);
 	tring_start(&r, 1, 1, 1, now_ns(), 0);
 	EXPECT_TRUE(tring_submit(&r, 0) == -EBADFD);
@@ -466,7 +513,8 @@ static void t_ring_close_while_mapped(struct __test_metadata *_metadata)
 	pid_t pid;
 	int st;
 
-	ASSERT_RING(tring_open(&r, 16, 8, 32));
+	if (!ring_ok(_metadata, tring_open(&r, 16, 8, 32)))
+		return;
 	tring_start(&r, 2, 1, 42, now_ns() + 20 * MS, 0);
 	EXPECT_TRUE(tring_submit(&r, 0) == 0);
 	pid = fork();
