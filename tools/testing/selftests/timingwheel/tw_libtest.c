@@ -569,7 +569,7 @@ static void test_ring_sq_full(void)
 	CHECK(!timingwheel_get_sqe(sq), "an entry of a full SQ");
 	CHECK_RET(timingwheel_submit(sq), 1);
 	CHECK(ring.enters == 2, "enters %llu", (unsigned long long)ring.enters);
-	CHECK(timingwheel_get_sqe(sq) != NULL, "the SQ stays full");
+	CHECK(timingwheel_get_sqe(sq), "the SQ stays full");
 	CHECK_RET(timingwheel_info(ring.fd, &info), 0);
 	CHECK(info.pending == 9, "pending %llu", info.pending);
 	ring_close(&ring);
