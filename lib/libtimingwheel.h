@@ -4,8 +4,8 @@
  *
  * Every function returns 0, a count or a positive result on success and a
  * negative errno on failure; none sets errno as its only report, and none
- * allocates memory.  The structs are the kernel's own, from
- * <linux/timingwheel.h>.
+ * allocates memory but timingwheel_ring_init(), for its slot table.  The
+ * structs are the kernel's own, from <linux/timingwheel.h>.
  *
  * The reference is the manual: libtimingwheel(3) for an overview, a page
  * per function (timingwheel_open(3), timingwheel_start(3), ...) for its
@@ -100,6 +100,105 @@ uint64_t timingwheel_now(clockid_t clockid);
 
 /* timingwheel_strerror(3): what error @err means for this device. */
 const char *timingwheel_strerror(int err);
+
+/*
+ * Shared-memory rings (timingwheel_ring_init(3)): the regions of a ring
+ * file, mapped, and the library's own state.  The caller allocates the
+ * struct; timingwheel_ring_init() fills it and allocates the slot table
+ * (the only allocation of the library), timingwheel_ring_exit() frees it.
+ * Fields are read-only to the caller; ``enters`` counts the
+ * TWHEEL_IOC_RING_ENTER calls the ring's functions made, ever.
+ */
+struct timingwheel_ring;
+
+/* One submission ring: one thread's (timingwheel_ring_sq(3)). */
+struct timingwheel_sq {
+	struct timingwheel_ring	*ring;
+	struct twheel_ring_ctl	*ctl;
+	struct twheel_sqe	*sqes;
+	uint32_t		index;
+	uint32_t		mask;
+	uint32_t		tail;		/* next entry to fill */
+	uint32_t		pub_tail;	/* tail at the last submit */
+	uint32_t		free_head;	/* the free list of its slots */
+	uint32_t		free_tail;
+	uint64_t		wheel_ns;	/* header's, at the last submit */
+	uint64_t		__reserved[2];
+};
+
+/* Per slot, library-private. */
+struct timingwheel_slot {
+	uint32_t	next;
+	uint16_t	gen;
+	uint8_t		sq;
+	uint8_t		taken;
+};
+
+struct timingwheel_ring {
+	int				fd;
+	uint32_t			cq_mask;
+	uint32_t			cq_head;	/* next event to consume */
+	uint32_t			__pad;
+	struct twheel_ring_setup	params;
+	const struct twheel_ring_hdr	*hdr;
+	struct twheel_ring_ctl		*cq;
+	struct twheel_cqe		*cqes;
+	struct timingwheel_sq		*sqs;
+	struct timingwheel_slot		*slots;
+	uint64_t			enters;
+	uint64_t			__reserved[4];
+};
+
+/* timingwheel_ring_init(3): set up the rings of @fd and map them. */
+int timingwheel_ring_init(int fd, const struct twheel_ring_setup *params,
+			  struct timingwheel_ring *ring);
+
+/* timingwheel_ring_init(3): unmap and free; @ring->fd stays open. */
+void timingwheel_ring_exit(struct timingwheel_ring *ring);
+
+/* timingwheel_ring_sq(3): SQ @i, for one thread; NULL if out of range. */
+struct timingwheel_sq *timingwheel_ring_sq(struct timingwheel_ring *ring,
+					   unsigned int i);
+
+/* timingwheel_slot_get(3): a free slot of @sq's share and its next gen. */
+int timingwheel_slot_get(struct timingwheel_sq *sq, uint32_t *slot,
+			 uint16_t *gen);
+
+/* timingwheel_slot_get(3): give @slot back to its SQ's free list. */
+int timingwheel_slot_put(struct timingwheel_ring *ring, uint32_t slot);
+
+/* timingwheel_get_sqe(3): the next free entry of @sq, or NULL. */
+struct twheel_sqe *timingwheel_get_sqe(struct timingwheel_sq *sq);
+
+/* timingwheel_prep_start(3): fill @sqe with a start. */
+void timingwheel_prep_start(struct twheel_sqe *sqe, uint32_t slot,
+			    uint16_t gen, uint64_t cookie, uint64_t when_ns,
+			    uint64_t slack_ns, unsigned int flags);
+
+/* timingwheel_prep_start(3): fill @sqe with a stop. */
+void timingwheel_prep_stop(struct twheel_sqe *sqe, uint32_t slot,
+			   uint16_t gen, uint64_t cookie, unsigned int flags);
+
+/* timingwheel_submit(3): publish @sq's entries; enter only if needed. */
+int timingwheel_submit(struct timingwheel_sq *sq);
+
+/* timingwheel_submit(3): whether the last submit's stops of @when_ns win. */
+int timingwheel_stop_won(const struct timingwheel_sq *sq, uint64_t when_ns);
+
+/* timingwheel_peek_cqe(3): the oldest event, not consumed. */
+int timingwheel_peek_cqe(struct timingwheel_ring *ring,
+			 struct twheel_cqe **cqe);
+
+/* timingwheel_peek_cqe(3): up to @n of the oldest events. */
+unsigned int timingwheel_peek_batch_cqe(struct timingwheel_ring *ring,
+					struct twheel_cqe **cqes,
+					unsigned int n);
+
+/* timingwheel_peek_cqe(3): consume @n events; enter if the kernel asks. */
+int timingwheel_cq_advance(struct timingwheel_ring *ring, unsigned int n);
+
+/* timingwheel_ring_enter(3): TWHEEL_IOC_RING_ENTER now. */
+int timingwheel_ring_enter(struct timingwheel_ring *ring);
 
 #ifdef __cplusplus
 }

@@ -6,7 +6,8 @@
  * so the error is the same with or without the module; CLOCK_REALTIME (0)
  * is one of them, not the default clock.  Where the device is missing, a
  * good open fails with -ENOENT; and timingwheel_strerror() says what an
- * open's errors mean.  Each check prints "ok N name" or "not ok N name";
+ * open's errors mean; timingwheel_ring_init() fails cleanly without
+ * a device.  Each check prints "ok N name" or "not ok N name";
  * the exit status is 0 only if all passed.
  */
 #define _GNU_SOURCE
@@ -52,8 +53,13 @@ static void check_text(int err, const char *text)
 int main(void)
 {
 	const clockid_t def = TIMINGWHEEL_CLOCK_DEFAULT;
+	struct twheel_ring_setup setup = {
+		.capacity = 16, .nr_sq = 1, .sq_entries = 8, .cq_entries = 32,
+	};
+	struct timingwheel_ring ring;
 	struct timespec ts;
 	uint64_t a, b;
+	int fd;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* Refused before the open: the same with the module or without. */
@@ -71,6 +77,15 @@ int main(void)
 	CHECK_RET(timingwheel_config(-1, def, TWHEEL_MAX_RESOLUTION_NS + 1), -EINVAL);
 	CHECK_RET(timingwheel_config(-1, def, 0), -EBADF);
 	CHECK_RET(timingwheel_config(-1, CLOCK_BOOTTIME, TWHEEL_MAX_RESOLUTION_NS), -EBADF);
+	/* The ring API: no params, a bad descriptor, and not the device. */
+	CHECK_RET(timingwheel_ring_init(-1, NULL, &ring), -EINVAL);
+	CHECK_RET(timingwheel_ring_init(-1, &setup, NULL), -EINVAL);
+	CHECK_RET(timingwheel_ring_init(-1, &setup, &ring), -EBADF);
+	check(!ring.hdr && !ring.sqs && !timingwheel_ring_sq(&ring, 0),
+	      "a failed timingwheel_ring_init() leaves nothing mapped", 0);
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	CHECK_RET(timingwheel_ring_init(fd, &setup, &ring), -ENOTTY);
+	close(fd);
 
 	if (access(TIMINGWHEEL_DEVICE, F_OK) && errno == ENOENT) {
 		CHECK_RET(timingwheel_open(def, 0, 0), -ENOENT);

@@ -31,7 +31,7 @@ cp "$work/module/timingwheel.ko" "$root/"
 cp "$TW_ROOT"/tools/build/{tw_e2e,tw_fuzz,tw_libtest} "$root/bin/"
 # The examples that judge themselves, run after tw_libtest; each must pass.
 make -s -C "$TW_ROOT/tools" examples >&2 || tw_die "the examples do not build"
-export TW_EXAMPLES=${TW_EXAMPLES-idle_server id_generation mt_reader realtime_side}
+export TW_EXAMPLES=${TW_EXAMPLES-idle_server id_generation mt_reader realtime_side ring_timers}
 for ex in $TW_EXAMPLES; do
 	cp "$TW_ROOT/tools/build/examples/$ex" "$root/bin/example_$ex"
 done

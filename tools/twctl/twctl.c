@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 
@@ -824,6 +825,104 @@ static int cmd_fdinfo(struct twctl *tw)
 	return 0;
 }
 
+/* ring COUNT: the largest COUNT, and the ring's slots. */
+#define RING_MAX	1024
+
+/* Start timer @i of the ring demo, due 10 ms + @i ms after @start. */
+static int ring_start_one(struct timingwheel_sq *sq, uint64_t start,
+			  unsigned int i)
+{
+	struct twheel_sqe *e;
+	uint32_t slot;
+	uint16_t gen;
+	int ret;
+
+	ret = timingwheel_slot_get(sq, &slot, &gen);
+	if (ret)
+		return ret;
+	while (!(e = timingwheel_get_sqe(sq))) {
+		ret = timingwheel_submit(sq);
+		if (ret < 0)
+			return ret;
+	}
+	timingwheel_prep_start(e, slot, gen, i, start + (10 + i) * NSEC_PER_MSEC, 0, 0);
+	return 0;
+}
+
+/* Print the expiries there are; how many, or -1 if one fired early. */
+static int ring_reap(struct timingwheel_ring *ring, uint64_t start)
+{
+	struct twheel_cqe *c[64];
+	unsigned int i, n = timingwheel_peek_batch_cqe(ring, c, 64);
+	int early = 0;
+
+	for (i = 0; i < n; i++) {
+		uint64_t when = start + (10 + c[i]->cookie) * NSEC_PER_MSEC;
+
+		printf("expired slot=%u cookie=%llu late=%.3fms\n", c[i]->slot,
+		       (unsigned long long)c[i]->cookie, rel_ms(c[i]->fired, when));
+		early |= c[i]->fired < when || !(c[i]->flags & TWHEEL_CQE_EXPIRY);
+		timingwheel_slot_put(ring, c[i]->slot);
+	}
+	timingwheel_cq_advance(ring, n);
+	return early ? -1 : (int)n;
+}
+
+static int ring_run(struct twctl *tw, struct timingwheel_ring *ring, unsigned int count)
+{
+	struct timingwheel_sq *sq = timingwheel_ring_sq(ring, 0);
+	struct pollfd pfd = { .fd = tw->fd, .events = POLLIN };
+	uint64_t start = timingwheel_now(tw->clockid);
+	unsigned int i, got = 0;
+	int ret = 0;
+
+	for (i = 0; i < count && !ret; i++)
+		ret = ring_start_one(sq, start, i);
+	if (!ret)
+		ret = timingwheel_submit(sq);
+	if (ret < 0)
+		return op_error("ring start on fd", tw->fd, ret);
+	while (got < count) {
+		if (poll(&pfd, 1, 2000) <= 0) {
+			fprintf(stderr, "twctl: ring: %u of %u expiries, then none\n", got, count);
+			return 1;
+		}
+		ret = ring_reap(ring, start);
+		if (ret < 0) {
+			fprintf(stderr, "twctl: ring: an event fired early or was an error\n");
+			return 1;
+		}
+		got += ret;
+	}
+	printf("ring: %u timers, %u fired, %llu RING_ENTER calls\n", count, got,
+	       (unsigned long long)ring->enters);
+	return 0;
+}
+
+/* ring COUNT: COUNT timers 1 ms apart through the shared-memory rings. */
+static int cmd_ring(struct twctl *tw)
+{
+	struct twheel_ring_setup p = {
+		.capacity = RING_MAX, .nr_sq = 1, .sq_entries = 256,
+		.cq_entries = RING_MAX,
+	};
+	struct timingwheel_ring ring;
+	uint64_t count;
+	int ret = take(tw, "COUNT", false, &count);
+
+	if (!ret && (!count || count > RING_MAX))
+		return usage_error(tw, "COUNT '%s' is not 1 to %u",
+				   tw->argv[tw->pos - 1], RING_MAX);
+	if (ret || tw->dry)
+		return ret;
+	ret = timingwheel_ring_init(tw->fd, &p, &ring);
+	if (ret)
+		return op_error("ring setup on fd", tw->fd, ret);
+	ret = ring_run(tw, &ring, (unsigned int)count);
+	timingwheel_ring_exit(&ring);
+	return ret;
+}
+
 static const struct cmd cmds[] = {
 	{ "start", "[--abs] [--replace] [--slack TIME] [--interval TIME] ID TIME [PERIOD]",
 	  "start a timer TIME from now (--abs: at TIME on the clock); periodic with\n"
@@ -842,6 +941,8 @@ static const struct cmd cmds[] = {
 	  cmd_watch },
 	{ "sleep", "TIME", "sleep", cmd_sleep },
 	{ "fdinfo", "", "print /proc/self/fdinfo of the device's file", cmd_fdinfo },
+	{ "ring", "COUNT", "start COUNT timers, 1 ms apart, through the shared-memory rings\n"
+	  "      and wait for their expiries; only before any other timer", cmd_ring },
 };
 
 static const size_t ncmds = ARRAY_SIZE(cmds);

@@ -54,12 +54,14 @@ expect "-r 2s is out of range, before the open" 2 "twctl: -r '2s' is out of rang
 expect "-r 1us is a resolution" 1 "" -r 1us info
 expect "-r 1s is a resolution" 1 "" -r 1s info
 expect "unknown command" 2 "twctl: unknown command 'nosuch'" nosuch
+expect "ring 0 is out of range" 2 "twctl: ring: COUNT '0' is not 1 to 1024" ring 0
+expect "ring 1025 is out of range" 2 "twctl: ring: COUNT '1025' is not 1 to 1024" ring 1025
 
 # What is right stays right: the demo's command lines pass the syntax
 # check (exit 0 with the device, 1 without, never 2).
 for line in "start 1 50 start 6 100 100 start 7 250 stop 7 info watch 10 2000 info fdinfo" \
 	"config boottime 100us start --slack 20ms 1 30ms start --replace 2 60ms query 2 batch start 3 10ms start --interval 25ms 4 25ms stop 2 end watch 4 2000 sleep 20 read info" \
-	"start 1 10 2 read 5 read watch 1 1s info"; do
+	"start 1 10 2 read 5 read watch 1 1s info" "ring 100 info fdinfo"; do
 	# shellcheck disable=SC2086 # the words of the command line
 	"$twctl" $line >"$out.out" 2>"$out.err" </dev/null
 	rc=$?

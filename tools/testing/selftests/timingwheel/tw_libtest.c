@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <sched.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -422,6 +423,356 @@ static void test_now(void)
 	CHECK(!strcmp(TIMINGWHEEL_DEVICE, "/dev/timingwheel"), "device");
 }
 
+/* A ring file of @nr_sq SQs; 0, or what timingwheel_ring_init() returned. */
+static int ring_open(struct timingwheel_ring *ring, uint32_t capacity,
+		     uint32_t nr_sq, uint32_t sq_entries, uint32_t cq_entries)
+{
+	struct twheel_ring_setup p = {
+		.capacity = capacity, .nr_sq = nr_sq,
+		.sq_entries = sq_entries, .cq_entries = cq_entries,
+	};
+	int fd = open_nb(), ret;
+
+	ret = timingwheel_ring_init(fd, &p, ring);
+	CHECK(ret == 0, "ring_init: %s", timingwheel_strerror(ret));
+	if (ret)
+		close(fd);
+	return ret;
+}
+
+static void ring_close(struct timingwheel_ring *ring)
+{
+	int fd = ring->fd;
+
+	timingwheel_ring_exit(ring);
+	close(fd);
+}
+
+/*
+ * Copy up to @n events out, consuming them with timingwheel_cq_advance(),
+ * for up to @timeout_ms.  It sleeps rather than poll()s: poll() posts
+ * waiting events itself and would hide an ENTER that cq_advance() missed.
+ */
+static unsigned int ring_reap(struct timingwheel_ring *ring,
+			      struct twheel_cqe *out, unsigned int n,
+			      unsigned int timeout_ms)
+{
+	uint64_t end = timingwheel_now(CLOCK_MONOTONIC) + timeout_ms * MS;
+	struct twheel_cqe *c[16];
+	unsigned int got = 0, k, i;
+
+	while (got < n) {
+		k = timingwheel_peek_batch_cqe(ring, c, n - got < 16 ? n - got : 16);
+		for (i = 0; i < k; i++)
+			out[got++] = *c[i];
+		CHECK_RET(timingwheel_cq_advance(ring, k), 0);
+		if (!k) {
+			if (timingwheel_now(CLOCK_MONOTONIC) >= end)
+				break;
+			sleep_ms(5);
+		}
+	}
+	return got;
+}
+
+static void test_ring_init_exit(void)
+{
+	struct twheel_ring_setup p = {
+		.capacity = 5, .nr_sq = 2, .sq_entries = 8, .cq_entries = 16,
+	};
+	struct timingwheel_ring ring, again;
+	void *hdr, *cq, *sq1;
+	int fd = open_nb();
+
+	CHECK_RET(timingwheel_ring_init(fd, NULL, &ring), -EINVAL);
+	p.capacity = 0;
+	CHECK_RET(timingwheel_ring_init(fd, &p, &ring), -EINVAL);
+	p.capacity = 5;
+	CHECK_RET(timingwheel_ring_init(fd, &p, &ring), 0);
+	CHECK(ring.hdr->capacity == 5 && ring.hdr->nr_sq == 2, "header");
+	CHECK(ring.params.hdr_bytes && ring.params.memory, "setup's out fields");
+	CHECK_RET(timingwheel_ring_init(fd, &p, &again), -EEXIST);
+	CHECK(!again.hdr && !again.sqs && !again.slots, "a failed init maps nothing");
+	CHECK(timingwheel_ring_sq(&ring, 1) && !timingwheel_ring_sq(&ring, 2), "ring_sq");
+	hdr = (void *)ring.hdr;
+	cq = ring.cq;
+	sq1 = timingwheel_ring_sq(&ring, 1)->ctl;
+	timingwheel_ring_exit(&ring);
+	CHECK(msync(hdr, 4096, MS_ASYNC) == -1 && errno == ENOMEM, "header mapped");
+	CHECK(msync(cq, 4096, MS_ASYNC) == -1 && errno == ENOMEM, "CQ mapped");
+	CHECK(msync(sq1, 4096, MS_ASYNC) == -1 && errno == ENOMEM, "SQ 1 mapped");
+	CHECK(!ring.hdr && !ring.sqs && !ring.slots, "exit");
+	/* The fd is still the caller's, and still has its rings. */
+	CHECK(fcntl(fd, F_GETFD) >= 0, "fd closed");
+	CHECK_RET(timingwheel_ring_init(fd, &p, &again), -EEXIST);
+	close(fd);
+}
+
+/* Each SQ's share of the slots, first in, first out, a new gen each get. */
+static void test_ring_slots(void)
+{
+	struct timingwheel_ring ring;
+	struct timingwheel_sq *sq0, *sq1;
+	uint32_t slot, slots[5];
+	uint16_t gen;
+	int i;
+
+	if (ring_open(&ring, 5, 2, 8, 16))
+		return;
+	sq0 = timingwheel_ring_sq(&ring, 0);
+	sq1 = timingwheel_ring_sq(&ring, 1);
+	/* Slots 0-1 are SQ 0's, 2-4 SQ 1's, handed out in order. */
+	for (i = 0; i < 2; i++) {
+		CHECK_RET(timingwheel_slot_get(sq0, &slots[i], &gen), 0);
+		CHECK(slots[i] == (uint32_t)i && gen == 1, "slot %u gen %u", slots[i], gen);
+	}
+	CHECK_RET(timingwheel_slot_get(sq0, &slot, &gen), -ENOSPC);
+	for (i = 2; i < 5; i++)
+		CHECK_RET(timingwheel_slot_get(sq1, &slots[i], &gen), 0);
+	CHECK(slots[2] == 2 && slots[4] == 4, "SQ 1's share");
+	CHECK_RET(timingwheel_slot_put(&ring, 5), -EINVAL);
+	CHECK_RET(timingwheel_slot_put(&ring, 1), 0);
+	CHECK_RET(timingwheel_slot_put(&ring, 1), -EINVAL);
+	CHECK_RET(timingwheel_slot_put(&ring, 0), 0);
+	CHECK_RET(timingwheel_slot_put(&ring, 4), 0);
+	CHECK_RET(timingwheel_slot_get(sq0, &slot, &gen), 0);
+	CHECK(slot == 1 && gen == 2, "slot %u gen %u", slot, gen);
+	CHECK_RET(timingwheel_slot_get(sq0, &slot, &gen), 0);
+	CHECK(slot == 0 && gen == 2, "slot %u gen %u", slot, gen);
+	CHECK_RET(timingwheel_slot_get(sq1, &slot, &gen), 0);
+	CHECK(slot == 4 && gen == 2, "put back to its own SQ: slot %u", slot);
+	ring_close(&ring);
+}
+
+/*
+ * A full SQ: get_sqe() gives NULL, and submit() enters though no start is
+ * due before armed_for, so the kernel frees the entries.
+ */
+static void test_ring_sq_full(void)
+{
+	uint64_t far = timingwheel_now(CLOCK_MONOTONIC) + 60000 * MS;
+	struct timingwheel_ring ring;
+	struct twheel_info info;
+	struct timingwheel_sq *sq;
+	unsigned int i;
+
+	if (ring_open(&ring, 16, 1, 8, 32))
+		return;
+	sq = timingwheel_ring_sq(&ring, 0);
+	timingwheel_prep_start(timingwheel_get_sqe(sq), 0, 1, 0, far, 0, 0);
+	CHECK_RET(timingwheel_submit(sq), 1);
+	for (i = 1; i < 8; i++)
+		timingwheel_prep_start(timingwheel_get_sqe(sq), i, 1, i, far + i, 0, 0);
+	CHECK_RET(timingwheel_submit(sq), 7);
+	CHECK(ring.enters == 1, "enters %llu", (unsigned long long)ring.enters);
+	timingwheel_prep_start(timingwheel_get_sqe(sq), 8, 1, 8, far + 8, 0, 0);
+	CHECK(!timingwheel_get_sqe(sq), "an entry of a full SQ");
+	CHECK_RET(timingwheel_submit(sq), 1);
+	CHECK(ring.enters == 2, "enters %llu", (unsigned long long)ring.enters);
+	CHECK(timingwheel_get_sqe(sq), "the SQ stays full");
+	CHECK_RET(timingwheel_info(ring.fd, &info), 0);
+	CHECK(info.pending == 9, "pending %llu", info.pending);
+	ring_close(&ring);
+}
+
+/*
+ * Copy the expiries of @ev to @x, up to @max, and check that each result
+ * is a success of the entry @cookie; how many expiries there were.
+ */
+static unsigned int split_expiries(const struct twheel_cqe *ev, unsigned int n,
+				   struct twheel_cqe *x, unsigned int max,
+				   uint64_t cookie)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (ev[i].flags == TWHEEL_CQE_RESULT)
+			CHECK(ev[i].res == 0 && ev[i].cookie == cookie, "result %d",
+			      ev[i].res);
+		else if (k < max)
+			x[k++] = ev[i];
+		else
+			k++;
+	}
+	return k;
+}
+
+/*
+ * Starts and expiries: an ENTER for the first start (the hrtimer is idle)
+ * and for one due before armed_for; none for one due after it.
+ */
+static void test_ring_start_expiry(void)
+{
+	uint64_t when = timingwheel_now(CLOCK_MONOTONIC) + 50 * MS, early;
+	struct twheel_cqe ev[4], x[3], *cqe;
+	struct timingwheel_ring ring;
+	struct timingwheel_sq *sq;
+	uint32_t a, b, c;
+	uint16_t ga, gb, gc;
+	int want;
+
+	if (ring_open(&ring, 16, 1, 8, 32))
+		return;
+	sq = timingwheel_ring_sq(&ring, 0);
+	CHECK_RET(timingwheel_slot_get(sq, &a, &ga), 0);
+	CHECK_RET(timingwheel_slot_get(sq, &b, &gb), 0);
+	CHECK_RET(timingwheel_slot_get(sq, &c, &gc), 0);
+	timingwheel_prep_start(timingwheel_get_sqe(sq), a, ga, 0xc00c1e, when, 0, 0);
+	CHECK_RET(timingwheel_submit(sq), 1);
+	CHECK(ring.enters == 1, "enters %llu", (unsigned long long)ring.enters);
+	CHECK(ring.hdr->armed_for <= when + 4 * MS, "armed_for %llu",
+	      (unsigned long long)ring.hdr->armed_for);
+	/* Due before armed_for: the hrtimer would be late for it, so ENTER. */
+	early = timingwheel_now(CLOCK_MONOTONIC) + 10 * MS;
+	want = early < ring.hdr->armed_for ? 2 : 1;
+	timingwheel_prep_start(timingwheel_get_sqe(sq), c, gc, 0xea, early, 0, 0);
+	CHECK_RET(timingwheel_submit(sq), 1);
+	CHECK(ring.enters == (uint64_t)want, "enters %llu, want %d",
+	      (unsigned long long)ring.enters, want);
+	/* Due after armed_for: the hrtimer takes it, no ENTER. */
+	timingwheel_prep_start(timingwheel_get_sqe(sq), b, gb, 0xbeef,
+			       when + 10 * MS, MS, TWHEEL_SQE_RESULT);
+	CHECK_RET(timingwheel_submit(sq), 1);
+	CHECK_RET(ring_reap(&ring, ev, 4, 5000), 4);
+	/* The result comes when b is applied, before or after c fires. */
+	CHECK_RET(split_expiries(ev, 4, x, 3, 0xbeef), 3);
+	CHECK(x[0].cookie == 0xea && x[0].flags == TWHEEL_CQE_EXPIRY &&
+	      x[0].due >= early, "early expiry %llx", (unsigned long long)x[0].cookie);
+	CHECK(x[1].flags == TWHEEL_CQE_EXPIRY && x[1].cookie == 0xc00c1e &&
+	      x[1].slot == a && x[1].gen == ga && x[1].due >= when &&
+	      x[1].fired >= x[1].due, "expiry %llx slot %u due %llu",
+	      (unsigned long long)x[1].cookie, x[1].slot,
+	      (unsigned long long)x[1].due);
+	CHECK(x[2].cookie == 0xbeef && x[2].gen == gb &&
+	      x[2].due >= when + 10 * MS, "second expiry");
+	CHECK(ring.enters == (uint64_t)want, "enters %llu",
+	      (unsigned long long)ring.enters);
+	CHECK_RET(timingwheel_peek_cqe(&ring, &cqe), -EAGAIN);
+	CHECK_RET(timingwheel_cq_advance(&ring, 1), -EINVAL);
+	ring_close(&ring);
+}
+
+/* Stops of timers not yet due win, and none of them fires. */
+static void test_ring_stop_won(void)
+{
+	uint64_t anchor = timingwheel_now(CLOCK_MONOTONIC) + 100 * MS;
+	uint64_t when = anchor + 200 * MS;
+	struct timingwheel_ring ring;
+	struct twheel_cqe ev[40];
+	struct timingwheel_sq *sq;
+	uint32_t slot[33];
+	uint16_t gen[33];
+	unsigned int i, got, fired_stopped = 0;
+
+	if (ring_open(&ring, 64, 1, 64, 64))
+		return;
+	sq = timingwheel_ring_sq(&ring, 0);
+	CHECK(!timingwheel_stop_won(sq, UINT64_MAX), "won before a submit");
+	for (i = 0; i < 33; i++)
+		CHECK_RET(timingwheel_slot_get(sq, &slot[i], &gen[i]), 0);
+	timingwheel_prep_start(timingwheel_get_sqe(sq), slot[0], gen[0], 1000, anchor, 0, 0);
+	CHECK_RET(timingwheel_submit(sq), 1);
+	for (i = 1; i < 33; i++)
+		timingwheel_prep_start(timingwheel_get_sqe(sq), slot[i], gen[i], i, when, 0, 0);
+	CHECK_RET(timingwheel_submit(sq), 32);
+	for (i = 1; i < 33; i += 2)
+		timingwheel_prep_stop(timingwheel_get_sqe(sq), slot[i], gen[i], i,
+				      i == 1 ? TWHEEL_SQE_RESULT : 0);
+	CHECK_RET(timingwheel_submit(sq), 16);
+	CHECK(timingwheel_stop_won(sq, when), "wheel_ns %llu, when %llu",
+	      (unsigned long long)sq->wheel_ns, (unsigned long long)when);
+	CHECK(ring.enters == 1, "enters %llu", (unsigned long long)ring.enters);
+	got = ring_reap(&ring, ev, 40, 1000);
+	CHECK(got == 18, "got %u", got);
+	CHECK(ev[0].flags == TWHEEL_CQE_RESULT && ev[0].cookie == 1 &&
+	      ev[0].res == TWHEEL_STOPPED_PENDING, "stop result %d", ev[0].res);
+	CHECK(got > 1 && ev[1].cookie == 1000, "anchor first");
+	for (i = 2; i < got; i++)
+		fired_stopped += ev[i].cookie % 2 == 1;
+	CHECK(!fired_stopped, "%u stopped timers fired", fired_stopped);
+	/* The wheel went past @when: a stop now cannot be said to win. */
+	timingwheel_prep_stop(timingwheel_get_sqe(sq), slot[2], gen[2], 2,
+			      TWHEEL_SQE_RESULT);
+	CHECK_RET(timingwheel_submit(sq), 1);
+	CHECK(!timingwheel_stop_won(sq, when), "a late stop won");
+	CHECK_RET(ring_reap(&ring, ev, 1, 1000), 1);
+	CHECK(ev[0].res == -ENOENT, "late stop %d", ev[0].res);
+	ring_close(&ring);
+}
+
+/* Failed entries post their -errno; a result names its SQ. */
+static void test_ring_results(void)
+{
+	uint64_t far = timingwheel_now(CLOCK_MONOTONIC) + 60000 * MS;
+	struct timingwheel_ring ring;
+	struct twheel_cqe ev[8];
+	struct timingwheel_sq *sq;
+	uint32_t s;
+	uint16_t g;
+
+	if (ring_open(&ring, 16, 2, 8, 32))
+		return;
+	sq = timingwheel_ring_sq(&ring, 1);
+	CHECK_RET(timingwheel_slot_get(sq, &s, &g), 0);
+	timingwheel_prep_start(timingwheel_get_sqe(sq), s, g, 1, far, 0, 0);
+	timingwheel_prep_start(timingwheel_get_sqe(sq), s, g, 2, far, 0, 0);
+	timingwheel_prep_start(timingwheel_get_sqe(sq), 16, 0, 3, far, 0, 0);
+	timingwheel_prep_start(timingwheel_get_sqe(sq), s + 1, 1, 4, far, 0,
+			       TWHEEL_SQE_PERIODIC);
+	timingwheel_prep_stop(timingwheel_get_sqe(sq), s, g + 1, 5, 0);
+	timingwheel_prep_stop(timingwheel_get_sqe(sq), s, g, 6, TWHEEL_SQE_RESULT);
+	CHECK_RET(timingwheel_submit(sq), 6);
+	CHECK_RET(ring_reap(&ring, ev, 5, 5000), 5);
+	CHECK(ev[0].cookie == 2 && ev[0].res == -EEXIST && ev[0].sq == 1 &&
+	      ev[0].flags == TWHEEL_CQE_RESULT, "EEXIST: %d sq %u", ev[0].res, ev[0].sq);
+	CHECK(ev[1].cookie == 3 && ev[1].res == -EINVAL, "slot range: %d", ev[1].res);
+	CHECK(ev[2].cookie == 4 && ev[2].res == -EOPNOTSUPP, "periodic: %d", ev[2].res);
+	CHECK(ev[3].cookie == 5 && ev[3].res == -ENOENT, "stale gen: %d", ev[3].res);
+	CHECK(ev[4].cookie == 6 && ev[4].res == TWHEEL_STOPPED_PENDING, "stop: %d",
+	      ev[4].res);
+	CHECK(ring.hdr->errors == 4, "errors %llu", (unsigned long long)ring.hdr->errors);
+	CHECK_RET(timingwheel_ring_enter(&ring), 0);
+	ring_close(&ring);
+}
+
+/* A CQ of 8 against 100 expiries: cq_advance() enters for the rest. */
+static void test_ring_cq_overflow(void)
+{
+	uint64_t when = timingwheel_now(CLOCK_MONOTONIC) + 20 * MS;
+	struct timingwheel_ring ring;
+	static struct twheel_cqe ev[100];
+	unsigned int i, got, missing, waited = 0, seen[100] = { 0 };
+	struct timingwheel_sq *sq;
+	uint32_t s;
+	uint16_t g;
+
+	if (ring_open(&ring, 128, 1, 128, 8))
+		return;
+	sq = timingwheel_ring_sq(&ring, 0);
+	for (i = 0; i < 100; i++) {
+		CHECK_RET(timingwheel_slot_get(sq, &s, &g), 0);
+		timingwheel_prep_start(timingwheel_get_sqe(sq), s, g, i,
+				       when + (i / 10) * MS, 0, 0);
+	}
+	CHECK_RET(timingwheel_submit(sq), 100);
+	sleep_ms(200);
+	CHECK(ring.hdr->waiting == 92, "waiting %llu",
+	      (unsigned long long)ring.hdr->waiting);
+	got = ring_reap(&ring, ev, 100, 3000);
+	CHECK(got == 100, "got %u", got);
+	for (i = 0; i < got; i++) {
+		if (ev[i].cookie < 100)
+			seen[ev[i].cookie]++;
+		waited += !!(ev[i].flags & TWHEEL_CQE_WAITED);
+	}
+	for (i = 0, missing = 0; i < 100; i++)
+		missing += seen[i] != 1;
+	CHECK(!missing, "%u cookies not seen once", missing);
+	CHECK(waited == 92 && ring.hdr->waiting == 0, "waited %u", waited);
+	CHECK(ring.enters >= 2, "enters %llu", (unsigned long long)ring.enters);
+	ring_close(&ring);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -441,6 +792,13 @@ static const struct {
 	{ "batch_small", test_batch_small },
 	{ "batch_chunks", test_batch_chunks },
 	{ "now", test_now },
+	{ "ring_init_exit", test_ring_init_exit },
+	{ "ring_slots", test_ring_slots },
+	{ "ring_sq_full", test_ring_sq_full },
+	{ "ring_start_expiry", test_ring_start_expiry },
+	{ "ring_stop_won", test_ring_stop_won },
+	{ "ring_results", test_ring_results },
+	{ "ring_cq_overflow", test_ring_cq_overflow },
 };
 
 int main(void)
