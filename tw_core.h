@@ -206,6 +206,31 @@ static inline int tw_modify(struct tw_wheel *wheel, struct tw_timer *timer,
 }
 
 /**
+ * tw_roundest - the roundest tick in [@lo, @hi]
+ * @lo: the first tick of the range
+ * @hi: the last, at least @lo
+ *
+ * The tick with the most trailing zero bits, the one tw_start_range() and
+ * tw_modify_range() pick (see "Range scheduling" in tw_core.c).  Below the
+ * highest bit in which @lo and @hi differ, bit k, the range holds the tick
+ * with the bits of @hi from k up and none under: @lo itself if its bits
+ * under k + 1 are clear, else @hi with its bits under k cleared.  Two ticks
+ * of a range with as many trailing zeros would have a rounder one between
+ * them, so it is unique.  Ticks are below 2^63, so k + 1 is a valid shift.
+ *
+ * Return: that tick.
+ */
+static inline u64 tw_roundest(u64 lo, u64 hi)
+{
+	u64 under;
+
+	if (lo == hi)
+		return lo;
+	under = BIT_ULL(fls64(lo ^ hi)) - 1;
+	return lo & under ? hi & ~(under >> 1) : lo;
+}
+
+/**
  * tw_modify_range - start a timer, or move a pending one, anywhere in
  *                   [@lo, @hi], cheaply
  * @wheel: the wheel
@@ -216,9 +241,9 @@ static inline int tw_modify(struct tw_wheel *wheel, struct tw_timer *timer,
  * A pending timer already due in the range is left alone, here, inline: an
  * idle timeout re-armed on every request with a slack of a second costs
  * the caller one load and two comparisons, not a store, until now has
- * moved by about that second.  Otherwise the tick is picked as by
- * tw_start_range() and set as by tw_modify(), which leaves a timer pushed
- * later in its slot.  Ratas' schedule_in_range().
+ * moved by about that second.  Otherwise the timer is set as by
+ * tw_modify() to tw_roundest(@lo, @hi), which leaves a timer pushed later
+ * in its slot.  Ratas' schedule_in_range().
  *
  * Return: as tw_start_range(), but never -EBUSY; on an error the timer is
  * left as it was.
