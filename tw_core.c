@@ -713,8 +713,9 @@ static __always_inline bool tw_fire_expired(struct tw_wheel *w,
 	struct hlist_node *n;
 	u64 fired = 0;
 
+	/* One counter for both: the budget is spent when fired reaches it. */
 	while ((n = w->expired.first)) {
-		if (!tw_take(&budget))
+		if (fired == budget)
 			break;
 		/* hlist_del_init() of the first node, which has no predecessor. */
 		w->expired.first = n->next;
@@ -731,7 +732,7 @@ static __always_inline bool tw_fire_expired(struct tw_wheel *w,
 	 * load that a narrow store just before cannot forward to.
 	 */
 	w->nr_fired += fired;
-	*left = budget;
+	*left = budget - fired;
 	return !n;
 }
 
@@ -786,7 +787,8 @@ unsigned int tw_advance(struct tw_wheel *wheel, u64 target,
 	    (!tw_collect(wheel, &moves) || !tw_run_expired(wheel, &left, fn, data)))
 		goto out;
 	/* Timers started since the last call, due by now, go first. */
-	hlist_move_list(&wheel->overdue, &wheel->expired);
+	if (!hlist_empty(&wheel->overdue))
+		hlist_move_list(&wheel->overdue, &wheel->expired);
 
 	while (tw_run_expired(wheel, &left, fn, data) && wheel->now < target) {
 		u64 next = tw_next_slot_event(wheel, target);

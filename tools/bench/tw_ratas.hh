@@ -122,6 +122,16 @@ public:
 			abort();
 	}
 
+	/* TW_RATAS_STATS=1: where the work went, on stderr, at the end. */
+	~TimerWheel()
+	{
+		if (getenv("TW_RATAS_STATS"))
+			fprintf(stderr, "tw_ratas: fired %llu, cascaded %llu (%.3f per timer fired)\n",
+				(unsigned long long)w_.nr_fired,
+				(unsigned long long)w_.nr_cascades,
+				w_.nr_fired ? (double)w_.nr_cascades / w_.nr_fired : 0.0);
+	}
+
 	inline bool advance(Tick delta,
 			    size_t max_execute = std::numeric_limits<size_t>::max(),
 			    int level = 0);
