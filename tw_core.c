@@ -147,8 +147,10 @@
  * strict subset of that rule, so they cannot change what a call does, only
  * what it costs; each has a planted bug that the KUnit suite catches, and
  * tw_test_end_of_time covers the one bound the subset must repeat,
- * TW_MAX_TICK.  tw_advance() stays out of line and fires timers in its own
- * loop rather than through a helper call per tick.
+ * TW_MAX_TICK.  tw_advance() with no budget, nothing waiting and a target
+ * in level 0's current round fires level 0's slots inline, in its own loop,
+ * where the compiler may inline the callback as well, Ratas' advance();
+ * __tw_advance() does everything else.
  */
 
 /**
@@ -700,40 +702,15 @@ static inline bool tw_collect(struct tw_wheel *w, u64 *left)
 }
 
 /*
- * Hand the expired timers to @fn while *@left allows.  Return false if it
- * ran out with timers left.  Each is unlinked before @fn sees it, from the
- * head of the list, so the callback may stop any other timer, one still
- * waiting on the list included.
+ * Hand the expired timers to @fn while *@left allows (tw_fire_list()).
+ * Return false if it ran out with timers left.
  */
 static __always_inline bool tw_fire_expired(struct tw_wheel *w,
 					    u64 *left,
 					    tw_expire_fn fn, void *data)
 {
-	u64 budget = *left;
-	struct hlist_node *n;
-	u64 fired = 0;
-
-	/* One counter for both: the budget is spent when fired reaches it. */
-	while ((n = w->expired.first)) {
-		if (fired == budget)
-			break;
-		/* hlist_del_init() of the first node, which has no predecessor. */
-		w->expired.first = n->next;
-		if (n->next)
-			n->next->pprev = &w->expired.first;
-		INIT_HLIST_NODE(n);
-		w->nr_pending--;
-		fired++;
-		fn(hlist_entry(n, struct tw_timer, entry), data);
-	}
-	/*
-	 * Counted apart: the callback's own starts change nr_pending, and
-	 * updating the two together made compilers pair them in one wide
-	 * load that a narrow store just before cannot forward to.
-	 */
-	w->nr_fired += fired;
-	*left = budget - fired;
-	return !n;
+	*left -= tw_fire_list(w, *left, fn, data);
+	return hlist_empty(&w->expired);
 }
 
 static __always_inline bool tw_run_expired(struct tw_wheel *w,
@@ -744,35 +721,17 @@ static __always_inline bool tw_run_expired(struct tw_wheel *w,
 }
 
 /**
- * tw_advance - move the wheel's clock forward and fire what is due
+ * __tw_advance - tw_advance() beyond its inline case
  * @wheel:  the wheel
- * @target: the tick to advance to; a tick at or before now only fires
- *          the timers that are already due
+ * @target: the tick to advance to
  * @budget: fire at most this many timers in this call (TW_NO_BUDGET: all)
  * @fn:     called for each expired timer, already unlinked
  * @data:   passed to @fn
  *
- * Every timer due at or before @target fires exactly once, in the first
- * advance that reaches its tick.  If the budget runs out, the wheel stops at
- * the tick it was expiring (tw_has_due() is then true) and a later call,
- * with any @target, resumes there before moving on; a zero budget may still
- * move the wheel up to the first tick with work (timers due or a cascade).
- * A timer a callback starts for a tick in (now, @target] fires in this same
- * call.  One started at or before now fires in a later call, except that a
- * call resuming after a budget ran out fires the overdue timers right after
- * the held-back ones, those started by their callbacks included: a timer
- * re-armed for "now" fires at most twice per call, never endlessly.
- *
- * The budget also bounds the cascades of one call, separately: at most
- * @budget timers are moved down a level, so a slot holding a million
- * timers is spread over many calls as well.  A call whose cascade budget
- * runs out stops at that tick with tw_has_due() true and finishes the
- * cascade first thing next time.
- *
- * Return: the number of timers fired (saturated at UINT_MAX).
+ * Return: as tw_advance().
  */
-unsigned int tw_advance(struct tw_wheel *wheel, u64 target,
-			unsigned int budget, tw_expire_fn fn, void *data)
+unsigned int __tw_advance(struct tw_wheel *wheel, u64 target,
+			  unsigned int budget, tw_expire_fn fn, void *data)
 {
 	u64 fired = wheel->nr_fired;
 	u64 left = budget != TW_NO_BUDGET ? budget : U64_MAX, moves = left;

@@ -182,7 +182,7 @@ bool TimerWheel::advance(Tick delta, size_t max_execute, int level)
 
 /*
  * A tick out of the wheel's range fails (-ERANGE) and aborts, as Ratas'
- * asserts would; now + delta does not wrap below 2^64 - 2^63.  A pending
+ * asserts would; a delta or an end below 2^63 does not wrap.  A pending
  * timer is on this wheel already: only a new one learns which it is.
  */
 void TimerWheel::schedule(TimerEventInterface *event, Tick delta)
