@@ -35,7 +35,7 @@
  *   from        to        by
  *   ----------  --------  ---------------------------------------------
  *   (slab)      NEW       START takes a spare          tw_start_timer()
- *   NEW         ARMED     START                        tw_arm()
+ *   NEW         ARMED     START                        tw_arm_range()
  *   ARMED       QUEUED    the wheel fires it           tw_fire()
  *   QUEUED      ARMED     START with REPLACE           tw_arm_queued()
  *   QUEUED      READING   read() takes its event       tw_take_events()
