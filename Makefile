@@ -13,6 +13,9 @@
 #   make soak             the fuzzers for an hour each (SOAK_SECONDS=...)
 #   make bench-core       the wheel against a binary heap, in userspace, on
 #                         Ratas' workload too (RATAS_DIR=/abs/ratas adds Ratas)
+#   make bench-ratas      Ratas' own benchmark program, unmodified, on Ratas
+#                         and on tw_core (RATAS_DIR=/abs/ratas, else a clone
+#                         in $TW_CACHE/ratas; skipped if unreachable)
 #   make bench-device     the device against timerfd and an in-process wheel:
 #                         kernel-side (UML), host native, a projection for
 #                         real hardware, and end to end in a 6.12 TCG guest
@@ -65,6 +68,9 @@ bench-device:
 bench-core:
 	$(MAKE) -C tools bench-core
 
+bench-ratas:
+	bash scripts/bench-ratas.sh
+
 # The Debian packages (debian/): dpkg-buildpackage writes them, as it
 # always does, to the parent directory; they are then moved to DEB_OUT.
 # The build dependencies are installed with apt when missing.
@@ -72,4 +78,4 @@ DEB_OUT ?= $(abspath ..)
 deb:
 	bash scripts/package/deb.sh $(DEB_OUT)
 
-.PHONY: all modules clean check soak demo bench-core bench-device deb
+.PHONY: all modules clean check soak demo bench-core bench-ratas bench-device deb

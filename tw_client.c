@@ -35,7 +35,7 @@
  *   from        to        by
  *   ----------  --------  ---------------------------------------------
  *   (slab)      NEW       START takes a spare          tw_start_timer()
- *   NEW         ARMED     START                        tw_arm()
+ *   NEW         ARMED     START                        tw_arm_range()
  *   ARMED       QUEUED    the wheel fires it           tw_fire()
  *   QUEUED      ARMED     START with REPLACE           tw_arm_queued()
  *   QUEUED      READING   read() takes its event       tw_take_events()
@@ -708,10 +708,28 @@ static int tw_arm(struct tw_client *c, struct tw_ktimer *t, u64 tick)
 }
 
 /*
- * Arm a QUEUED timer at @tick, withdrawing its unread event.  If that
+ * Arm @t at the tick the wheel picks in [@lo, @hi], tw_roundest()'s (see
+ * "Range scheduling" in tw_core.c); it is new, or its node was initialised
+ * again.
+ */
+static int tw_arm_range(struct tw_client *c, struct tw_ktimer *t, u64 lo,
+			u64 hi)
+{
+	int ret;
+
+	lockdep_assert_held(&c->lock);
+	ret = tw_start_range(&c->wheel, &t->node, lo, hi);
+	if (!ret)
+		tw_timer_set_state(c, t, TW_ARMED);
+	return ret;
+}
+
+/*
+ * Arm a QUEUED timer in [@lo, @hi], withdrawing its unread event.  If that
  * fails, the event stays where it was in the queue, due as it was.
  */
-static int tw_arm_queued(struct tw_client *c, struct tw_ktimer *t, u64 tick)
+static int tw_arm_queued(struct tw_client *c, struct tw_ktimer *t, u64 lo,
+			 u64 hi)
 {
 	struct list_head *prev = t->node.link.prev;
 	u64 old = t->node.expires;
@@ -720,7 +738,7 @@ static int tw_arm_queued(struct tw_client *c, struct tw_ktimer *t, u64 tick)
 	lockdep_assert_held(&c->lock);
 	list_del(&t->node.link);
 	tw_timer_init(&t->node);
-	ret = tw_arm(c, t, tick);
+	ret = tw_arm_range(c, t, lo, hi);
 	if (ret) {
 		t->node.expires = old;
 		list_add(&t->node.link, prev);
@@ -742,16 +760,14 @@ static int tw_rearm(struct tw_client *c, struct tw_ktimer *t,
 		return -EBUSY;
 	if (t->state == TW_QUEUED)
 		/* The unread event of the old expiry is withdrawn. */
-		ret = tw_arm_queued(c, t, w->at);
-	else if (t->node.expires < w->lo || t->node.expires > w->hi)
-		/* Moves it, usually without leaving its slot. */
-		ret = tw_modify(&c->wheel, &t->node, w->at);
+		ret = tw_arm_queued(c, t, w->lo, w->hi);
 	else
 		/*
-		 * Already due in its range: an idle timeout with slack,
-		 * re-armed on every request, costs a lookup and a comparison.
+		 * Already due in its range, it stays: an idle timeout with
+		 * slack, re-armed on every request, costs a lookup and a
+		 * comparison.  Else moved, usually without leaving its slot.
 		 */
-		ret = 0;
+		ret = tw_modify_range(&c->wheel, &t->node, w->lo, w->hi);
 	if (ret)
 		return ret;
 	t->interval = w->interval;
@@ -765,27 +781,6 @@ static int tw_start_due(struct tw_client *c, const struct twheel_op *op,
 	if (op->flags & TWHEEL_TIMER_ABSTIME)
 		return tw_to_host(op->value, off, due);
 	return check_add_overflow(now, op->value, due) ? -ERANGE : 0;
-}
-
-/*
- * The roundest tick in [@lo, @hi], the one with the most trailing zero
- * bits, so that timers whose ranges share it fire together, on one hrtimer
- * wakeup (hrtimer slack and FreeBSD's precision let timers coalesce so).
- * Below the highest bit in which @lo and @hi differ, bit k, the range
- * holds the tick with bits k.. of @hi and none under: @lo itself if its
- * bits under k + 1 are clear, else @hi with its bits under k cleared.
- * Ticks are below 2^63 (a ktime's), so k + 1 is a valid shift.
- * It is also a tick the wheel places cheaply: aligned to its level's slot
- * as far as any in the range, so it fires on the slot's arrival.
- */
-static u64 tw_roundest(u64 lo, u64 hi)
-{
-	u64 under;
-
-	if (lo == hi)
-		return lo;
-	under = BIT_ULL(fls64(lo ^ hi)) - 1;
-	return lo & under ? hi & ~(under >> 1) : lo;
 }
 
 /*
@@ -817,7 +812,6 @@ static int tw_start_args(struct tw_client *c, const struct twheel_op *op,
 		ret = tw_due_tick(c, due, &w->lo);
 	if (ret || !op->slack) {
 		w->hi = w->lo;
-		w->at = w->lo;
 		return ret;
 	}
 	/* The slack only widens the choice: it ends at a ktime's, and the wheel's, reach. */
@@ -825,7 +819,6 @@ static int tw_start_args(struct tw_client *c, const struct twheel_op *op,
 		last = KTIME_MAX;
 	last = min(div64_u64(last, c->resolution), tw_max_expiry(&c->wheel) - 1);
 	w->hi = max(w->lo, last);
-	w->at = tw_roundest(w->lo, w->hi);
 	return 0;
 }
 
@@ -886,7 +879,7 @@ static int tw_start_timer(struct tw_client *c, const struct twheel_op *op,
 	t->idn.id = op->id;
 	t->interval = w->interval;
 	tw_timer_set_state(c, t, TW_NEW);
-	ret = tw_arm(c, t, w->at);
+	ret = tw_arm_range(c, t, w->lo, w->hi);
 	if (ret)
 		return ret;
 	/* One pass over the bucket both finds a duplicate and inserts. */

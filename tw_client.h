@@ -48,9 +48,8 @@ struct tw_user;
  * struct tw_when - where a START puts its timer: at a tick in [@lo, @hi],
  *                  then every @interval
  * @lo:       the first tick the timer may fire at
- * @hi:       the last one
- * @at:       the tick it is armed at: the roundest of [@lo, @hi]
- *            (tw_roundest())
+ * @hi:       the last one; the wheel arms it at the roundest tick of the
+ *            range, tw_roundest()'s
  * @interval: its period in ticks, 0 for one-shot
  *
  * On the stack of the task starting the timer: no lock guards it.
@@ -58,7 +57,6 @@ struct tw_user;
 struct tw_when {
 	u64	lo;
 	u64	hi;
-	u64	at;
 	u64	interval;
 };
 

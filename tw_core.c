@@ -60,9 +60,9 @@
  * gave up in 4.8 in exchange for up to 12.5% of lateness.  A timer is moved
  * at most once per level below the one it started on, plus once per time
  * tw_modify() left it behind in a slot that then came round, and most timers
- * are stopped long before that (tw_start_range() picks a tick that needs a
- * single move).  Advancing 2^41 ticks over a handful of timers takes a few
- * steps per timer.
+ * are stopped long before that (tw_start_range() picks a round tick, which
+ * usually needs a single move).  Advancing 2^41 ticks over a handful of
+ * timers takes a few steps per timer.
  */
 
 /**
@@ -147,8 +147,10 @@
  * strict subset of that rule, so they cannot change what a call does, only
  * what it costs; each has a planted bug that the KUnit suite catches, and
  * tw_test_end_of_time covers the one bound the subset must repeat,
- * TW_MAX_TICK.  tw_advance() stays out of line and fires timers in its own
- * loop rather than through a helper call per tick.
+ * TW_MAX_TICK.  tw_advance() with no budget, nothing waiting and a target
+ * in level 0's current round fires level 0's slots inline, in its own loop,
+ * where the compiler may inline the callback as well, Ratas' advance();
+ * __tw_advance() does everything else.
  */
 
 /**
@@ -700,39 +702,15 @@ static inline bool tw_collect(struct tw_wheel *w, u64 *left)
 }
 
 /*
- * Hand the expired timers to @fn while *@left allows.  Return false if it
- * ran out with timers left.  Each is unlinked before @fn sees it, from the
- * head of the list, so the callback may stop any other timer, one still
- * waiting on the list included.
+ * Hand the expired timers to @fn while *@left allows (tw_fire_list()).
+ * Return false if it ran out with timers left.
  */
 static __always_inline bool tw_fire_expired(struct tw_wheel *w,
 					    u64 *left,
 					    tw_expire_fn fn, void *data)
 {
-	u64 budget = *left;
-	struct hlist_node *n;
-	u64 fired = 0;
-
-	while ((n = w->expired.first)) {
-		if (!tw_take(&budget))
-			break;
-		/* hlist_del_init() of the first node, which has no predecessor. */
-		w->expired.first = n->next;
-		if (n->next)
-			n->next->pprev = &w->expired.first;
-		INIT_HLIST_NODE(n);
-		w->nr_pending--;
-		fired++;
-		fn(hlist_entry(n, struct tw_timer, entry), data);
-	}
-	/*
-	 * Counted apart: the callback's own starts change nr_pending, and
-	 * updating the two together made compilers pair them in one wide
-	 * load that a narrow store just before cannot forward to.
-	 */
-	w->nr_fired += fired;
-	*left = budget;
-	return !n;
+	*left -= tw_fire_list(w, *left, fn, data);
+	return hlist_empty(&w->expired);
 }
 
 static __always_inline bool tw_run_expired(struct tw_wheel *w,
@@ -743,35 +721,17 @@ static __always_inline bool tw_run_expired(struct tw_wheel *w,
 }
 
 /**
- * tw_advance - move the wheel's clock forward and fire what is due
+ * __tw_advance - tw_advance() beyond its inline case
  * @wheel:  the wheel
- * @target: the tick to advance to; a tick at or before now only fires
- *          the timers that are already due
+ * @target: the tick to advance to
  * @budget: fire at most this many timers in this call (TW_NO_BUDGET: all)
  * @fn:     called for each expired timer, already unlinked
  * @data:   passed to @fn
  *
- * Every timer due at or before @target fires exactly once, in the first
- * advance that reaches its tick.  If the budget runs out, the wheel stops at
- * the tick it was expiring (tw_has_due() is then true) and a later call,
- * with any @target, resumes there before moving on; a zero budget may still
- * move the wheel up to the first tick with work (timers due or a cascade).
- * A timer a callback starts for a tick in (now, @target] fires in this same
- * call.  One started at or before now fires in a later call, except that a
- * call resuming after a budget ran out fires the overdue timers right after
- * the held-back ones, those started by their callbacks included: a timer
- * re-armed for "now" fires at most twice per call, never endlessly.
- *
- * The budget also bounds the cascades of one call, separately: at most
- * @budget timers are moved down a level, so a slot holding a million
- * timers is spread over many calls as well.  A call whose cascade budget
- * runs out stops at that tick with tw_has_due() true and finishes the
- * cascade first thing next time.
- *
- * Return: the number of timers fired (saturated at UINT_MAX).
+ * Return: as tw_advance().
  */
-unsigned int tw_advance(struct tw_wheel *wheel, u64 target,
-			unsigned int budget, tw_expire_fn fn, void *data)
+unsigned int __tw_advance(struct tw_wheel *wheel, u64 target,
+			  unsigned int budget, tw_expire_fn fn, void *data)
 {
 	u64 fired = wheel->nr_fired;
 	u64 left = budget != TW_NO_BUDGET ? budget : U64_MAX, moves = left;
@@ -786,7 +746,8 @@ unsigned int tw_advance(struct tw_wheel *wheel, u64 target,
 	    (!tw_collect(wheel, &moves) || !tw_run_expired(wheel, &left, fn, data)))
 		goto out;
 	/* Timers started since the last call, due by now, go first. */
-	hlist_move_list(&wheel->overdue, &wheel->expired);
+	if (!hlist_empty(&wheel->overdue))
+		hlist_move_list(&wheel->overdue, &wheel->expired);
 
 	while (tw_run_expired(wheel, &left, fn, data) && wheel->now < target) {
 		u64 next = tw_next_slot_event(wheel, target);
@@ -837,52 +798,43 @@ unsigned int tw_cascades_needed(const struct tw_wheel *wheel, u64 expires)
  * DOC: Range scheduling
  *
  * tw_start_range() and tw_modify_range() take a range [lo, hi] of ticks and
- * pick, among a few candidates in it, one that needs the fewest cascades
- * (tw_cascades_needed() counts them), the latest of those on a tie.  A tick
- * aligned to a slot of the level it is placed on fires on arrival at that
- * slot, one move, so the candidates are hi, hi rounded down to each level's
- * slot size, the last tick level 0 reaches (no move at all), and lo.  Now
- * and then they miss a cheaper tick (one just past a slot boundary that
- * rounding hi down overshoots), at the price of one more move, never of a
- * tick out of range.  tw_modify_range() is Ratas' schedule_in_range: a
- * pending timer already due in the range is left alone.  Preferring the
- * latest tick makes a timer re-armed with a range that slides with now (an
- * idle timeout with a second of slack) stay in range longest, so most
- * re-arms cost one comparison and no store.
+ * place the timer at its roundest tick, tw_roundest(): the one with the
+ * most trailing zero bits, unique in any range.  It is the one policy of
+ * the project: the device's slack uses it too.  Two things follow.
+ *
+ * Coalescing: the pick depends on the range only, not on now or on the
+ * wheel, so timers whose ranges hold the same round tick share it and fire
+ * in one tw_advance() step, on one hrtimer interrupt for the device.
+ *
+ * No cascade: a tick with k trailing zeros is aligned to the slots of every
+ * level whose slots span at most 2^k ticks, and no tick of the range is
+ * aligned to more of them.  When the roundest tick lands on such a level,
+ * it fires when its slot comes round, with no move to a lower level, which
+ * is what Ratas' schedule_in_range buys by zeroing as many low digits as
+ * the range allows.  It is not always the cheapest tick: one on level 0
+ * costs no move at all, and now and then (about 1% of random ranges above
+ * level 0) a tick with a non-zero level-0 digit but zero digits above it
+ * saves one move.  Coalescing, and a pick that needs no search, are worth
+ * that move; tw_cascades_needed() tells what a tick costs.
+ *
+ * tw_modify_range() first leaves a pending timer already due in the range
+ * alone (inline, one load and two comparisons), so a timer re-armed with a
+ * range that slides with now (an idle timeout with a second of slack) costs
+ * no store until now has moved by about the slack.
  */
-static u64 tw_pick_in_range(const struct tw_wheel *w, u64 lo, u64 hi)
-{
-	u64 best = hi, t;
-	unsigned int lvl, cost = tw_cascades_needed(w, hi), c;
-
-	for (lvl = 1; lvl < w->nr_levels && cost; lvl++) {
-		t = hi & ~(((u64)1 << w->shift[lvl]) - 1);
-		if (t < lo)
-			break;
-		c = tw_cascades_needed(w, t);
-		if (c < cost) {
-			best = t;
-			cost = c;
-		}
-	}
-	/* Level 0's last tick, else @lo; both are earlier than any above. */
-	t = w->now + tw_level_slots(w, 0) - 1;
-	if (t > hi)
-		t = hi;
-	if (t < lo)
-		t = lo;
-	if (cost && tw_cascades_needed(w, t) < cost)
-		best = t;
-	return best;
-}
 
 /* Check a range for tw_start_range() and tw_modify_range(); cut @hi. */
-static int tw_check_range(const struct tw_wheel *w, u64 lo, u64 *hi)
+static __always_inline int tw_check_range(const struct tw_wheel *w, u64 lo,
+					  u64 *hi)
 {
-	u64 max = tw_max_expiry(w) - 1;
+	u64 max;
 
 	if (lo > *hi)
 		return -EINVAL;
+	/* Most ranges are well inside the reach: no tw_max_expiry() then. */
+	if (*hi - w->now < w->reach && *hi < TW_MAX_TICK)
+		return 0;
+	max = tw_max_expiry(w) - 1;
 	if (lo > max)
 		return -ERANGE;
 	if (*hi > max)
@@ -897,9 +849,9 @@ static int tw_check_range(const struct tw_wheel *w, u64 lo, u64 *hi)
  * @lo:    the earliest acceptable tick
  * @hi:    the latest acceptable tick
  *
- * Picks, among a few candidate ticks in range, one that needs the fewest
- * cascades, the latest of those on a tie (see tw_pick_in_range()): a range
- * reaching level 0 costs no move, a far one usually one.
+ * Starts it at tw_roundest(@lo, @hi), the tick with the most trailing zero
+ * bits: timers whose ranges share a round tick fire together, and a round
+ * tick fires when its slot comes round (see "Range scheduling").
  *
  * Return: as tw_start(); -EINVAL if @lo > @hi.  @hi beyond the wheel's range
  * is cut to it; @lo beyond it is -ERANGE.
@@ -912,7 +864,7 @@ int tw_start_range(struct tw_wheel *wheel, struct tw_timer *timer,
 	if (tw_timer_pending(timer))
 		return -EBUSY;
 	ret = tw_check_range(wheel, lo, &hi);
-	return ret ? ret : tw_start(wheel, timer, tw_pick_in_range(wheel, lo, hi));
+	return ret ? ret : tw_start(wheel, timer, tw_roundest(lo, hi));
 }
 
 /**
@@ -932,5 +884,5 @@ int __tw_modify_range(struct tw_wheel *wheel, struct tw_timer *timer,
 {
 	int ret = tw_check_range(wheel, lo, &hi);
 
-	return ret ? ret : tw_modify(wheel, timer, tw_pick_in_range(wheel, lo, hi));
+	return ret ? ret : tw_modify(wheel, timer, tw_roundest(lo, hi));
 }

@@ -109,8 +109,6 @@ int __tw_modify(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires);
 int __tw_modify_range(struct tw_wheel *wheel, struct tw_timer *timer,
 		      u64 lo, u64 hi);
 bool tw_stop(struct tw_wheel *wheel, struct tw_timer *timer);
-unsigned int tw_advance(struct tw_wheel *wheel, u64 target,
-			unsigned int budget, tw_expire_fn fn, void *data);
 u64 __tw_next_event(const struct tw_wheel *w, u64 limit);
 u64 tw_next_expiry_within(const struct tw_wheel *wheel, unsigned int max_scan);
 u64 tw_max_expiry(const struct tw_wheel *wheel);
@@ -206,6 +204,31 @@ static inline int tw_modify(struct tw_wheel *wheel, struct tw_timer *timer,
 }
 
 /**
+ * tw_roundest - the roundest tick in [@lo, @hi]
+ * @lo: the first tick of the range
+ * @hi: the last, at least @lo
+ *
+ * The tick with the most trailing zero bits, the one tw_start_range() and
+ * tw_modify_range() pick (see "Range scheduling" in tw_core.c).  Below the
+ * highest bit in which @lo and @hi differ, bit k, the range holds the tick
+ * with the bits of @hi from k up and none under: @lo itself if its bits
+ * under k + 1 are clear, else @hi with its bits under k cleared.  Two ticks
+ * of a range with as many trailing zeros would have a rounder one between
+ * them, so it is unique.  Ticks are below 2^63, so k + 1 is a valid shift.
+ *
+ * Return: that tick.
+ */
+static inline u64 tw_roundest(u64 lo, u64 hi)
+{
+	u64 under;
+
+	if (lo == hi)
+		return lo;
+	under = BIT_ULL(fls64(lo ^ hi)) - 1;
+	return lo & under ? hi & ~(under >> 1) : lo;
+}
+
+/**
  * tw_modify_range - start a timer, or move a pending one, anywhere in
  *                   [@lo, @hi], cheaply
  * @wheel: the wheel
@@ -216,9 +239,9 @@ static inline int tw_modify(struct tw_wheel *wheel, struct tw_timer *timer,
  * A pending timer already due in the range is left alone, here, inline: an
  * idle timeout re-armed on every request with a slack of a second costs
  * the caller one load and two comparisons, not a store, until now has
- * moved by about that second.  Otherwise the tick is picked as by
- * tw_start_range() and set as by tw_modify(), which leaves a timer pushed
- * later in its slot.  Ratas' schedule_in_range().
+ * moved by about that second.  Otherwise the timer is set as by
+ * tw_modify() to tw_roundest(@lo, @hi), which leaves a timer pushed later
+ * in its slot.  Ratas' schedule_in_range().
  *
  * Return: as tw_start_range(), but never -EBUSY; on an error the timer is
  * left as it was.
@@ -294,6 +317,106 @@ static inline u64 tw_next_event(const struct tw_wheel *wheel, u64 limit)
 	if (tw_has_due(wheel))
 		return wheel->now;
 	return tw_next_slot_event(wheel, limit);
+}
+
+/*
+ * Hand the expired timers to @fn, at most @budget of them, and return how
+ * many it fired.  Each is unlinked before @fn sees it, from the head of the
+ * list, so the callback may stop any other timer, one still waiting on the
+ * list included.
+ */
+static __always_inline u64 tw_fire_list(struct tw_wheel *w, u64 budget,
+					tw_expire_fn fn, void *data)
+{
+	struct hlist_node *n;
+	u64 fired = 0;
+
+	while ((n = w->expired.first)) {
+		if (fired == budget)
+			break;
+		/* hlist_del_init() of the first node, which has no predecessor. */
+		w->expired.first = n->next;
+		if (n->next)
+			n->next->pprev = &w->expired.first;
+		INIT_HLIST_NODE(n);
+		w->nr_pending--;
+		fired++;
+		fn(hlist_entry(n, struct tw_timer, entry), data);
+	}
+	/*
+	 * Counted apart: the callback's own starts change nr_pending, and
+	 * updating the two together made compilers pair them in one wide
+	 * load that a narrow store just before cannot forward to.
+	 */
+	w->nr_fired += fired;
+	return fired;
+}
+
+unsigned int __tw_advance(struct tw_wheel *wheel, u64 target,
+			  unsigned int budget, tw_expire_fn fn, void *data);
+
+/**
+ * tw_advance - move the wheel's clock forward and fire what is due
+ * @wheel:  the wheel
+ * @target: the tick to advance to; a tick at or before now only fires
+ *          the timers that are already due
+ * @budget: fire at most this many timers in this call (TW_NO_BUDGET: all)
+ * @fn:     called for each expired timer, already unlinked
+ * @data:   passed to @fn
+ *
+ * Every timer due at or before @target fires exactly once, in the first
+ * advance that reaches its tick.  If the budget runs out, the wheel stops at
+ * the tick it was expiring (tw_has_due() is then true) and a later call,
+ * with any @target, resumes there before moving on; a zero budget may still
+ * move the wheel up to the first tick with work (timers due or a cascade).
+ * A timer a callback starts for a tick in (now, @target] fires in this same
+ * call.  One started at or before now fires in a later call, except that a
+ * call resuming after a budget ran out fires the overdue timers right after
+ * the held-back ones, those started by their callbacks included: a timer
+ * re-armed for "now" fires at most twice per call, never endlessly.
+ *
+ * The budget also bounds the cascades of one call, separately: at most
+ * @budget timers are moved down a level, so a slot holding a million
+ * timers is spread over many calls as well.  A call whose cascade budget
+ * runs out stops at that tick with tw_has_due() true and finishes the
+ * cascade first thing next time.
+ *
+ * The common call of an event loop is decided here, inline, as Ratas'
+ * advance() is: no budget, nothing waiting (tw_has_due() false) and
+ * @target in the round of level 0 that now is in, so that no slot above
+ * level 0 can come round.  Then level 0's occupied slots in (now, @target]
+ * fire in order, each tick's timers as tw_fire_list() hands them out, and
+ * the call, the checks of the general case and the callback's indirection
+ * are saved (the compiler may inline @fn).  Everything else is
+ * __tw_advance().
+ *
+ * Return: the number of timers fired (saturated at UINT_MAX).
+ */
+static __always_inline unsigned int
+tw_advance(struct tw_wheel *wheel, u64 target, unsigned int budget,
+	   tw_expire_fn fn, void *data)
+{
+	u64 round = wheel->now & ~(wheel->near - 1), fired = 0, map;
+	unsigned int idx;
+
+	if (budget != TW_NO_BUDGET || tw_has_due(wheel) ||
+	    target <= wheel->now || target - round >= wheel->near)
+		return __tw_advance(wheel, target, budget, fn, data);
+	for (;;) {
+		idx = tw_slot0(wheel, wheel->now);
+		/* Level 0's occupied slots after now's, up to @target's. */
+		map = wheel->pending_map[0] & ~((BIT_ULL(idx) << 1) - 1) &
+		      ((BIT_ULL(target - round) << 1) - 1);
+		if (!map)
+			break;
+		idx = __ffs64(map);
+		wheel->now = round + idx;
+		hlist_move_list(&wheel->slots[idx], &wheel->expired);
+		wheel->pending_map[0] &= ~BIT_ULL(idx);
+		fired += tw_fire_list(wheel, U64_MAX, fn, data);
+	}
+	wheel->now = target;
+	return fired < UINT_MAX ? fired : UINT_MAX;
 }
 
 #endif /* _TW_CORE_H */

@@ -423,24 +423,24 @@ static void tw_test_modify_range(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p[0].timer.expires, 26ULL * 4096);
 	KUNIT_EXPECT_EQ(test, tw_slot_of(fx->wheel, &p[0].timer),
 			2U * TW_LEVEL_SLOTS + (t >> 12) % 64);
-	/* Out of range, and no tick in range needs less than two moves: hi. */
+	/* Out of range, and no tick in range needs less than two moves. */
 	KUNIT_ASSERT_EQ(test, tw_modify_range(fx->wheel, &p[1].timer, 111000, 111999), 0);
-	KUNIT_EXPECT_EQ(test, p[1].timer.expires, 111999ULL);
-	KUNIT_EXPECT_EQ(test, tw_cascades_needed(fx->wheel, 111999), 2U);
+	KUNIT_EXPECT_EQ(test, p[1].timer.expires, 109ULL * 1024);
+	KUNIT_EXPECT_EQ(test, tw_cascades_needed(fx->wheel, 109 * 1024), 2U);
 	tw_stop(fx->wheel, &p[1].timer);
-	/* Earlier: moved. */
+	/* Earlier: moved, to level 0. */
 	KUNIT_ASSERT_EQ(test, tw_modify_range(fx->wheel, &p[0].timer, 120, 130), 0);
-	KUNIT_EXPECT_EQ(test, p[0].timer.expires, 130ULL);
-	KUNIT_EXPECT_EQ(test, tw_slot_of(fx->wheel, &p[0].timer), 130U % 64);
+	KUNIT_EXPECT_EQ(test, p[0].timer.expires, 128ULL);
+	KUNIT_EXPECT_EQ(test, tw_slot_of(fx->wheel, &p[0].timer), 128U % 64);
 	/* Errors leave the timer as it was. */
 	KUNIT_EXPECT_EQ(test, tw_modify_range(fx->wheel, &p[0].timer, 200, 199), -EINVAL);
 	KUNIT_EXPECT_EQ(test, tw_modify_range(fx->wheel, &p[0].timer,
 					      tw_max_expiry(fx->wheel), U64_MAX), -ERANGE);
-	KUNIT_EXPECT_EQ(test, p[0].timer.expires, 130ULL);
+	KUNIT_EXPECT_EQ(test, p[0].timer.expires, 128ULL);
 	KUNIT_EXPECT_TRUE(test, tw_timer_pending(&p[0].timer));
 	KUNIT_ASSERT_EQ(test, tw_modify_range(fx->wheel, &p[1].timer, 140, 140), 0);
 	tw_fx_advance(fx, 200);
-	KUNIT_EXPECT_EQ(test, p[0].fired_at, 130ULL);
+	KUNIT_EXPECT_EQ(test, p[0].fired_at, 128ULL);
 	KUNIT_EXPECT_EQ(test, p[1].fired_at, 140ULL);
 }
 
@@ -721,9 +721,10 @@ static void tw_test_start_range(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tw_start_range(fx->wheel, &p[0].timer, 9, 8), -EINVAL);
 	KUNIT_EXPECT_EQ(test, tw_start_range(fx->wheel, &p[0].timer,
 					     tw_max_expiry(fx->wheel), U64_MAX), -ERANGE);
-	/* Reaching level 0: its last tick, no cascade. */
+	/* The roundest tick, though the range reaches level 0: one move. */
 	KUNIT_ASSERT_EQ(test, tw_start_range(fx->wheel, &p[0].timer, 150, 5000), 0);
-	KUNIT_EXPECT_EQ(test, p[0].timer.expires, 163ULL);
+	KUNIT_EXPECT_EQ(test, p[0].timer.expires, 4096ULL);
+	KUNIT_EXPECT_EQ(test, tw_cascades_needed(fx->wheel, 4096), 1U);
 	/* Far out: a slot-aligned tick that needs one move. */
 	KUNIT_ASSERT_EQ(test, tw_start_range(fx->wheel, &p[1].timer,
 					     1000003, 1000003 + 70000), 0);
@@ -739,12 +740,17 @@ static void tw_test_start_range(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, tw_start_range(fx->wheel, &p[3].timer, 1ULL << 47,
 					     U64_MAX), 0);
 	KUNIT_EXPECT_LT(test, p[3].timer.expires, tw_max_expiry(fx->wheel));
+	/* Cut before the pick: 2^48, the roundest uncut, is out of reach. */
+	tw_stop(fx->wheel, &p[3].timer);
+	KUNIT_ASSERT_EQ(test, tw_start_range(fx->wheel, &p[3].timer,
+					     (1ULL << 48) - 10, (1ULL << 48) + 5000), 0);
+	KUNIT_EXPECT_EQ(test, p[3].timer.expires, (1ULL << 48) - 8);
 
-	/* Of the ticks needing one move, the latest. */
-	KUNIT_EXPECT_EQ(test, p[1].timer.expires, (1000003ULL + 70000) & ~262143ULL);
-	/* The prediction holds: p[1] moves once, p[2] as often as computed. */
+	/* The roundest: 2^20. */
+	KUNIT_EXPECT_EQ(test, p[1].timer.expires, 1ULL << 20);
+	/* The prediction holds: p[0], p[1] move once, p[2] as often as computed. */
 	before = fx->wheel->nr_cascades;
-	expected = 1 + tw_cascades_needed(fx->wheel, 1000003);
+	expected = 2 + tw_cascades_needed(fx->wheel, 1000003);
 	tw_fx_advance(fx, 1100000);
 	KUNIT_EXPECT_EQ(test, p[1].fired_at, p[1].timer.expires);
 	KUNIT_EXPECT_EQ(test, p[2].fired_at, 1000003ULL);
@@ -1055,6 +1061,67 @@ static void tw_test_million_timers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, i, (unsigned int)TW_SCALE_TIMERS);
 }
 
+/* The roundest tick of [@lo, @hi] by a scan of every tick; 0 is roundest. */
+static u64 tw_roundest_scan(u64 lo, u64 hi)
+{
+	u64 t, best = lo;
+
+	for (t = lo + 1; t <= hi && best; t++)
+		if (__ffs64(t) > __ffs64(best))
+			best = t;
+	return best;
+}
+
+/* The same, otherwise: the one multiple in range of the highest power of 2. */
+static u64 tw_roundest_ref(u64 lo, u64 hi)
+{
+	int k;
+	u64 m;
+
+	for (k = 62; k > 0; k--) {
+		m = round_up(lo, 1ULL << k);
+		if (m >= lo && m <= hi)
+			return m;
+	}
+	return lo;
+}
+
+/*
+ * tw_roundest(), the one range policy (the device's slack too), against
+ * brute force: every small range exhaustively, wide ones at random, and
+ * what tw_start_range() and tw_modify_range() pick on a wheel.
+ */
+static void tw_test_roundest(struct kunit *test)
+{
+	struct tw_fixture *fx = tw_fixture_new(test, NULL, 0, 100);
+	struct tw_probe *p = tw_probes_new(test, 1);
+	u64 lo, hi, rng = 0x9e3779b97f4a7c15ULL, want;
+	unsigned int i;
+
+	for (lo = 0; lo < 200; lo++)
+		for (hi = lo; hi < lo + 300; hi++)
+			KUNIT_ASSERT_EQ_MSG(test, tw_roundest(lo, hi),
+					    tw_roundest_scan(lo, hi),
+					    "[%llu, %llu]", lo, hi);
+	for (i = 0; i < 20000; i++) {
+		lo = tw_rand_below(&rng, 1ULL << tw_rand_below(&rng, 63));
+		hi = lo + tw_rand_below(&rng, 1ULL << tw_rand_below(&rng, 40));
+		want = tw_roundest_ref(lo, hi);
+		KUNIT_ASSERT_EQ_MSG(test, tw_roundest(lo, hi), want,
+				    "[%llu, %llu]", lo, hi);
+		/* Through the wheel, as a start and as a move. */
+		lo = 101 + tw_rand_below(&rng, 1ULL << tw_rand_below(&rng, 40));
+		hi = lo + tw_rand_below(&rng, 1ULL << tw_rand_below(&rng, 40));
+		want = tw_roundest_ref(lo, hi);
+		KUNIT_ASSERT_EQ(test, tw_start_range(fx->wheel, &p->timer, lo, hi), 0);
+		KUNIT_ASSERT_EQ(test, p->timer.expires, want);
+		KUNIT_ASSERT_EQ(test, tw_modify_range(fx->wheel, &p->timer, 1, 100), 0);
+		KUNIT_ASSERT_EQ(test, tw_modify_range(fx->wheel, &p->timer, lo, hi), 0);
+		KUNIT_ASSERT_EQ(test, p->timer.expires, want);
+		tw_stop(fx->wheel, &p->timer);
+	}
+}
+
 static struct kunit_case tw_core_cases[] = {
 	KUNIT_CASE(tw_test_init_rejects_bad_layouts),
 	KUNIT_CASE(tw_test_fires_exactly_at_level_boundaries),
@@ -1077,6 +1144,7 @@ static struct kunit_case tw_core_cases[] = {
 	KUNIT_CASE(tw_test_next_expiry_bounded_scan),
 	KUNIT_CASE(tw_test_long_idle_jump),
 	KUNIT_CASE(tw_test_start_range),
+	KUNIT_CASE(tw_test_roundest),
 	KUNIT_CASE_PARAM(tw_test_model, tw_layout_gen_params),
 	KUNIT_CASE_SLOW(tw_test_million_timers),
 	{}

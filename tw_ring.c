@@ -752,11 +752,11 @@ static int tw_ring_start(struct tw_ring *r, struct tw_client *c,
 	if (ret)
 		return ret;
 	/* Checked first, so that a refused start changes nothing. */
-	if (w.at >= tw_max_expiry(&c->wheel))
+	if (w.lo >= tw_max_expiry(&c->wheel))
 		return -ERANGE;
 	if (s->state == TW_RS_ARMED) {
-		if (s->node.expires < w.lo || s->node.expires > w.hi)
-			ret = tw_modify(&c->wheel, &s->node, w.at);
+		/* Left alone if already due in the range: the core's policy. */
+		ret = tw_modify_range(&c->wheel, &s->node, w.lo, w.hi);
 		if (ret)
 			return ret;
 	} else {
@@ -765,7 +765,7 @@ static int tw_ring_start(struct tw_ring *r, struct tw_client *c,
 			r->nr_waiting--;
 		}
 		tw_timer_init(&s->node);
-		ret = tw_start(&c->wheel, &s->node, w.at);
+		ret = tw_start_range(&c->wheel, &s->node, w.lo, w.hi);
 		/* Unreachable after the check above; the slot is then free. */
 		if (WARN_ON_ONCE(ret)) {
 			s->state = TW_RS_FREE;

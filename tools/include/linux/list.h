@@ -74,11 +74,11 @@ static inline void hlist_del_init(struct hlist_node *n)
 }
 
 static inline void hlist_move_list(struct hlist_head *old,
-				   struct hlist_head *new)
+				   struct hlist_head *to)
 {
-	new->first = old->first;
-	if (new->first)
-		new->first->pprev = &new->first;
+	to->first = old->first;
+	if (to->first)
+		to->first->pprev = &to->first;
 	old->first = NULL;
 }
 

@@ -100,10 +100,27 @@ static void advance(u64 target, unsigned int budget)
 		abort();
 }
 
-/* tw_start_range() or tw_modify_range() over [@lo, @hi]. */
+/*
+ * The roundest tick of [@lo, @hi], by brute force over the powers of 2:
+ * the one multiple in range of the highest that has one.
+ */
+static u64 roundest_ref(u64 lo, u64 hi)
+{
+	int k;
+	u64 m;
+
+	for (k = 63; k > 0; k--) {
+		m = (lo + (1ULL << k) - 1) & ~((1ULL << k) - 1);
+		if (m >= lo && m <= hi)
+			return m;
+	}
+	return lo;
+}
+
+/* tw_start_range() or tw_modify_range() over [@lo, @hi]: at its roundest. */
 static void range_op(struct probe *p, u64 lo, u64 hi, bool modify)
 {
-	u64 was = p->timer.expires;
+	u64 was = p->timer.expires, max = tw_max_expiry(&wheel) - 1;
 	int ret;
 
 	if (modify && p->pending && was >= lo && was <= hi) {
@@ -118,7 +135,7 @@ static void range_op(struct probe *p, u64 lo, u64 hi, bool modify)
 	} else if (hi < lo) {
 		CHECK(ret == -EINVAL);
 	} else if (!ret) {
-		CHECK(p->timer.expires >= lo && p->timer.expires <= hi);
+		CHECK(p->timer.expires == roundest_ref(lo, hi < max ? hi : max));
 		started(p, ret, 0);
 	} else {
 		CHECK(ret == -ERANGE && lo >= tw_max_expiry(&wheel));

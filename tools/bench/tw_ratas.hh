@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Ratas' interface over tw_core: a program written for Ratas
+ * (github.com/jsnell/ratas, src/timer-wheel.h) compiles unchanged on this
+ * header instead, and runs on the wheel of tw_core.c.  `make bench-ratas`
+ * (scripts/bench-ratas.sh) builds Ratas' own benchmark program,
+ * src/test/test_benchmark.cc, once on each.
+ *
+ * What Ratas calls                 what it is here
+ *   schedule(e, delta)             tw_modify() at now + delta
+ *   schedule_in_range(e, lo, hi)   tw_modify_range() over now + [lo, hi]
+ *   advance(delta, max_execute)    tw_advance() to the target, the budget
+ *                                  max_execute; a target a budget left
+ *                                  unreached is kept, and the next call's
+ *                                  delta adds to it, as Ratas' pending ticks
+ *   ticks_to_next_event(max)       tw_next_event() bounded by now + max
+ *   TimerEventInterface::cancel()  tw_stop()
+ *
+ * As Ratas, everything the program calls per timer is inline here; the
+ * wheel's inline fast paths are in tw_core.h, the rest in tw_core.c,
+ * compiled at the same -O3.  Written from Ratas' interface, not its code.
+ */
+#ifndef TW_RATAS_HH
+#define TW_RATAS_HH
+
+#include <climits>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <memory>
+
+extern "C" {
+#include <linux/errno.h>
+#include "tw_core.h"
+}
+
+typedef uint64_t Tick;
+
+class TimerWheel;
+
+/* The wheel's node, first and at a fixed offset, for the expiry callback. */
+struct TwRatasNode {
+	struct tw_timer node_;
+};
+
+class TimerEventInterface : private TwRatasNode {
+public:
+	TimerEventInterface()
+	{
+		tw_timer_init(&node_);
+	}
+
+	virtual ~TimerEventInterface()
+	{
+		cancel();
+	}
+
+	inline void cancel();
+
+	bool active() const
+	{
+		return tw_timer_pending(&node_);
+	}
+
+	Tick scheduled_at() const
+	{
+		return node_.expires;
+	}
+
+private:
+	TimerEventInterface(const TimerEventInterface &other) = delete;
+	TimerEventInterface &operator=(const TimerEventInterface &other) = delete;
+	friend TimerWheel;
+
+	virtual void execute() = 0;
+
+	static TimerEventInterface *of(struct tw_timer *t)
+	{
+		return static_cast<TimerEventInterface *>(
+			reinterpret_cast<TwRatasNode *>(t));
+	}
+
+	TimerWheel *wheel_ = nullptr;
+};
+
+template <typename CBType>
+class TimerEvent : public TimerEventInterface {
+public:
+	explicit TimerEvent(const CBType &callback) : callback_(callback) {}
+
+	void execute() override
+	{
+		callback_();
+	}
+
+private:
+	TimerEvent(const TimerEvent &other) = delete;
+	TimerEvent &operator=(const TimerEvent &other) = delete;
+	CBType callback_;
+};
+
+template <typename T, void (T::*MFun)()>
+class MemberTimerEvent : public TimerEventInterface {
+public:
+	MemberTimerEvent(T *obj) : obj_(obj) {}
+
+	void execute() override
+	{
+		(obj_->*MFun)();
+	}
+
+private:
+	T *obj_;
+};
+
+class TimerWheel {
+public:
+	TimerWheel(Tick now = 0) : target_(now)
+	{
+		if (tw_init(&w_, nullptr, 0, now))
+			abort();
+	}
+
+	/* TW_RATAS_STATS=1: where the work went, on stderr, at the end. */
+	~TimerWheel()
+	{
+		if (getenv("TW_RATAS_STATS"))
+			fprintf(stderr, "tw_ratas: fired %llu, cascaded %llu (%.3f per timer fired)\n",
+				(unsigned long long)w_.nr_fired,
+				(unsigned long long)w_.nr_cascades,
+				w_.nr_fired ? (double)w_.nr_cascades / w_.nr_fired : 0.0);
+	}
+
+	inline bool advance(Tick delta,
+			    size_t max_execute = std::numeric_limits<size_t>::max(),
+			    int level = 0);
+	inline void schedule(TimerEventInterface *event, Tick delta);
+	inline void schedule_in_range(TimerEventInterface *event, Tick start,
+				      Tick end);
+
+	Tick now() const
+	{
+		return tw_now(&w_);
+	}
+
+	inline Tick ticks_to_next_event(Tick max = std::numeric_limits<Tick>::max(),
+					int level = 0);
+
+private:
+	TimerWheel(const TimerWheel &other) = delete;
+	TimerWheel &operator=(const TimerWheel &other) = delete;
+	friend TimerEventInterface;
+
+	static void fire(struct tw_timer *t, void *data)
+	{
+		TimerEventInterface::of(t)->execute();
+	}
+
+	struct tw_wheel w_;
+	Tick target_;
+};
+
+void TimerEventInterface::cancel()
+{
+	if (wheel_)
+		tw_stop(&wheel_->w_, &node_);
+}
+
+bool TimerWheel::advance(Tick delta, size_t max_execute, int level)
+{
+	unsigned int budget = max_execute < TW_NO_BUDGET ?
+			      (unsigned int)max_execute : TW_NO_BUDGET;
+
+	(void)level;
+	target_ += delta;
+	if (target_ >= TW_MAX_TICK)
+		abort();
+	tw_advance(&w_, target_, budget, fire, nullptr);
+	return tw_now(&w_) == target_ && !tw_has_due(&w_);
+}
+
+/*
+ * A tick out of the wheel's range fails (-ERANGE) and aborts, as Ratas'
+ * asserts would; a delta or an end below 2^63 does not wrap.  A pending
+ * timer is on this wheel already: only a new one learns which it is.
+ */
+void TimerWheel::schedule(TimerEventInterface *event, Tick delta)
+{
+	if (!event->active())
+		event->wheel_ = this;
+	if (delta >= TW_MAX_TICK ||
+	    tw_modify(&w_, &event->node_, tw_now(&w_) + delta))
+		abort();
+}
+
+void TimerWheel::schedule_in_range(TimerEventInterface *event, Tick start,
+				   Tick end)
+{
+	Tick now = tw_now(&w_);
+
+	if (!event->active())
+		event->wheel_ = this;
+	if (end >= TW_MAX_TICK ||
+	    tw_modify_range(&w_, &event->node_, now + start, now + end))
+		abort();
+}
+
+Tick TimerWheel::ticks_to_next_event(Tick max, int level)
+{
+	Tick now = tw_now(&w_);
+	Tick next = tw_next_event(&w_, max < TW_MAX_TICK - now ? now + max :
+					TW_MAX_TICK - 1);
+
+	(void)level;
+	return next == TW_NO_EVENT ? max : next - now;
+}
+
+#endif /* TW_RATAS_HH */
