@@ -90,6 +90,7 @@ struct file_model {
 	uint64_t	res;
 	uint64_t	range;
 	bool		started;
+	bool		ring;
 	unsigned int	live;
 	struct timer_model t[NIDS];
 };
@@ -572,11 +573,68 @@ static void fuzz_bad_cmd(struct file_model *m)
 	int got;
 
 	if (cmd == TWHEEL_IOC_SET_CONFIG || cmd == TWHEEL_IOC_GET_INFO || cmd == TWHEEL_IOC_START ||
-	    cmd == TWHEEL_IOC_STOP || cmd == TWHEEL_IOC_BATCH || cmd == TWHEEL_IOC_QUERY)
+	    cmd == TWHEEL_IOC_STOP || cmd == TWHEEL_IOC_BATCH || cmd == TWHEEL_IOC_QUERY ||
+	    cmd == TWHEEL_IOC_RING_SETUP || cmd == TWHEEL_IOC_RING_ENTER)
 		return;
 	got = tw_ioctl(m->fd, cmd, arena);
 	if (got != -ENOTTY)
 		FAIL("unknown command %#x: %d", cmd, got);
+}
+
+/* The rule of RING_SETUP's arguments (rings.rst): 0 or -EINVAL. */
+static int ring_args(const struct twheel_ring_setup *p)
+{
+	uint64_t want = (uint64_t)p->capacity + (uint64_t)p->nr_sq * p->sq_entries;
+	uint64_t cap = TWHEEL_RING_MIN_ENTRIES;
+
+	while (cap < want && cap < TWHEEL_RING_MAX_CQ)
+		cap *= 2;
+	if (!p->capacity || p->capacity > TWHEEL_RING_MAX_CAPACITY || !p->nr_sq ||
+	    p->nr_sq > TWHEEL_RING_MAX_SQ || p->flags || p->__reserved[0] ||
+	    p->__reserved[1])
+		return -EINVAL;
+	if (p->sq_entries & (p->sq_entries - 1) || p->sq_entries < 8 ||
+	    p->sq_entries > TWHEEL_RING_MAX_SQ_ENTRIES)
+		return -EINVAL;
+	if (p->cq_entries & (p->cq_entries - 1) || p->cq_entries < 8 ||
+	    p->cq_entries > cap)
+		return -EINVAL;
+	return 0;
+}
+
+/* RING_SETUP and RING_ENTER, with small valid and random bad arguments. */
+static void fuzz_ring(struct file_model *m)
+{
+	uint32_t caps[] = { 0, 1, 100, 4096, TWHEEL_RING_MAX_CAPACITY + 1 };
+	uint32_t sqs[] = { 0, 1, 2, TWHEEL_RING_MAX_SQ + 1 };
+	uint32_t ents[] = { 0, 4, 8, 48, 64, 1024, 1U << 20 };
+	struct twheel_ring_setup p = {
+		.capacity = caps[below(5)], .nr_sq = sqs[below(4)],
+		.sq_entries = ents[below(5)], .cq_entries = ents[below(7)],
+		.flags = below(16) ? 0 : 1,
+	};
+	unsigned long arg = below(4) ? 0 : 1 + below(1000);
+	int got, want;
+
+	if (below(2)) {
+		got = tw_ioctl(m->fd, TWHEEL_IOC_RING_ENTER, (void *)arg);
+		want = arg ? -EINVAL : m->ring ? 0 : -ENODEV;
+		if (got != want)
+			FAIL("RING_ENTER arg %lu: got %d want %d", arg, got, want);
+		return;
+	}
+	want = ring_args(&p);
+	if (!want)
+		want = m->ring ? -EEXIST : m->started ? -EBUSY : 0;
+	got = tw_ioctl(m->fd, TWHEEL_IOC_RING_SETUP, &p);
+	if (got != want)
+		FAIL("RING_SETUP %u slots %u x %u cq %u: got %d want %d", p.capacity,
+		     p.nr_sq, p.sq_entries, p.cq_entries, got, want);
+	if (!got) {
+		m->ring = true;
+		m->started = true;
+		check_info(m);
+	}
 }
 
 static int fuzz_ioctl(unsigned int seconds)
@@ -591,7 +649,7 @@ static int fuzz_ioctl(unsigned int seconds)
 	model_reset(m);
 	check_info(m);
 	for (step = 0; clock_ns(CLOCK_MONOTONIC) < end; step++) {
-		switch (below(20)) {
+		switch (below(21)) {
 		case 0 ... 5:
 			fuzz_start(m);
 			break;
@@ -615,6 +673,9 @@ static int fuzz_ioctl(unsigned int seconds)
 			break;
 		case 18:
 			fuzz_bad_cmd(m);
+			break;
+		case 19:
+			fuzz_ring(m);
 			break;
 		default:
 			if (!below(50)) {
