@@ -1587,6 +1587,7 @@ err_uncharge:
 	atomic64_sub(p->memory, &c->user->ring_bytes);
 	return ret;
 }
+EXPORT_SYMBOL_TW_KBENCH(tw_client_ring_setup);
 
 /*
  * One consumption point of a system call: a chunk of entries, postings and
@@ -1652,6 +1653,7 @@ long tw_client_ring_enter(struct tw_client *c)
 	spin_unlock_bh(&c->lock);
 	return held ? -EBUSY : 0;
 }
+EXPORT_SYMBOL_TW_KBENCH(tw_client_ring_enter);
 
 /**
  * tw_client_ring_poll - poll()'s part for the rings: one chunk of work, then

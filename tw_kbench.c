@@ -21,6 +21,12 @@
  *   expire       the hrtimer callback's work for a burst of @nr timers due
  *                at one tick, ns per timer fired
  *   read         read() of that burst's @nr events, ns per event
+ *   ring_start   TWHEEL_IOC_RING_ENTER applying @nr start entries of one
+ *                SQ, ns per entry
+ *   ring_stop    the same for @nr stops of pending slots
+ *   ring_expire  the callback's work for a burst of @nr ring timers due
+ *                at one tick, each posted to the CQ, ns per timer
+ *   ring_enter   a TWHEEL_IOC_RING_ENTER with nothing to do, ns per call
  *
  * Each is the best of @reps runs.  Next to them, measured in the same run,
  * a baseline for a start and a stop: what the kernel pays for one hrtimer
@@ -43,6 +49,7 @@
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
+#include <linux/log2.h>
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -52,6 +59,7 @@
 
 #include "tw_client.h"
 #include "tw_compat.h"
+#include "tw_ring.h"
 
 static unsigned int nr = 4096;
 module_param(nr, uint, 0444);
@@ -76,6 +84,10 @@ enum kb_op {
 	KB_LOCK_BH,
 	KB_CLOCK,
 	KB_SLAB_ONE,
+	KB_RING_START,
+	KB_RING_STOP,
+	KB_RING_EXPIRE,
+	KB_RING_ENTER,
 	KB_NR_OPS,
 };
 
@@ -91,6 +103,10 @@ static const char *const kb_names[KB_NR_OPS] = {
 	[KB_LOCK_BH]		= "KBENCH-BASE lock_bh",
 	[KB_CLOCK]		= "KBENCH-BASE clock",
 	[KB_SLAB_ONE]		= "KBENCH-BASE slab_one",
+	[KB_RING_START]		= "KBENCH ring_start",
+	[KB_RING_STOP]		= "KBENCH ring_stop",
+	[KB_RING_EXPIRE]	= "KBENCH ring_expire",
+	[KB_RING_ENTER]		= "KBENCH ring_enter",
 };
 
 /**
@@ -99,6 +115,13 @@ static const char *const kb_names[KB_NR_OPS] = {
  * @ops:   @nr batch entries, in kernel memory
  * @ev:    room for @nr events
  * @hr:    @nr hrtimers for the baseline
+ * @rc:    the client with rings
+ * @sq:    its SQ's control block, through the kernel's mapping
+ * @sqes:  its SQ's entries
+ * @cq:    its CQ's control block
+ * @tail:  the SQ tail the benchmark last stored
+ * @mask:  the SQ's entries less one
+ * @gen:   the generation of the current round's starts
  * @best:  per operation, the best ns per operation so far, times 10
  * @count: per operation, the operations of that best run
  * @err:   the first thing that went wrong, or 0
@@ -108,6 +131,13 @@ struct kb {
 	struct twheel_op		*ops;
 	struct twheel_event		*ev;
 	struct hrtimer		*hr;
+	struct tw_client	*rc;
+	struct twheel_ring_ctl	*sq;
+	struct twheel_sqe	*sqes;
+	struct twheel_ring_ctl	*cq;
+	u32			tail;
+	u32			mask;
+	u16			gen;
 	u64			best[KB_NR_OPS];
 	u64			count[KB_NR_OPS];
 	int			err;
@@ -228,30 +258,42 @@ static u64 kb_batch(struct kb *kb, u32 op, u32 flags, u64 value)
 	return t0;
 }
 
-/* A burst of @nr timers due at one tick: fire them, then read them. */
-static void kb_burst(struct kb *kb)
+/*
+ * Fire @c's burst due at @due as the callback would, bottom halves off:
+ * the benchmark, not the client's softirq, once the time has come.
+ */
+static void kb_fire(struct kb *kb, struct tw_client *c, u64 due, enum kb_op op)
 {
-	u64 due = ktime_get_ns() + KB_BURST_AHEAD_NS, t0, fired = 0;
-	unsigned int n;
-	ssize_t got;
+	struct twheel_info info;
+	unsigned int n, calls = 0;
+	u64 t0;
 
-	kb_batch(kb, TWHEEL_OP_START, TWHEEL_TIMER_ABSTIME, due);
-	/* The benchmark fires them, not the client's softirq. */
-	hrtimer_cancel(&kb->c->hrtimer);
+	hrtimer_cancel(&c->hrtimer);
 	while (ktime_get_ns() < due + NSEC_PER_MSEC)
 		msleep(1 + div64_u64(due + NSEC_PER_MSEC - ktime_get_ns(), NSEC_PER_MSEC));
 
 	local_bh_disable();
 	t0 = ktime_get_ns();
+	/* Until a call finds nothing: its count also has a ring's postings. */
 	do {
-		n = tw_client_expire(kb->c);
-		fired += n;
-	} while (n && fired < nr);
+		n = tw_client_expire(c);
+	} while (n && ++calls <= nr);
 	t0 = ktime_get_ns() - t0;
 	local_bh_enable();
-	if (fired != nr)
-		kb_fail(kb, "expire", fired);
-	kb_record(kb, KB_EXPIRE, t0, fired);
+	tw_client_info(c, &info);
+	if (info.pending)
+		kb_fail(kb, "expire", info.pending);
+	kb_record(kb, op, t0, nr);
+}
+
+/* A burst of @nr timers due at one tick: fire them, then read them. */
+static void kb_burst(struct kb *kb)
+{
+	u64 due = ktime_get_ns() + KB_BURST_AHEAD_NS, t0;
+	ssize_t got;
+
+	kb_batch(kb, TWHEEL_OP_START, TWHEEL_TIMER_ABSTIME, due);
+	kb_fire(kb, kb->c, due, KB_EXPIRE);
 
 	mutex_lock(&kb->c->read_mutex);
 	t0 = ktime_get_ns();
@@ -329,6 +371,142 @@ static void kb_primitives(struct kb *kb)
 	kb_record(kb, KB_SLAB_ONE, t3 - t2, nr);
 }
 
+/* The rings' client: @nr slots, one SQ of @nr entries, a CQ of as many. */
+static int kb_ring_setup(struct kb *kb)
+{
+	struct twheel_ring_setup p = {
+		.capacity	= nr,
+		.nr_sq		= 1,
+		.sq_entries	= roundup_pow_of_two(max_t(u32, nr, TWHEEL_RING_MIN_ENTRIES)),
+		.cq_entries	= roundup_pow_of_two(max_t(u32, nr, TWHEEL_RING_MIN_ENTRIES)),
+	};
+	struct tw_ring *r;
+	int ret;
+
+	kb->rc = tw_client_create();
+	if (IS_ERR(kb->rc)) {
+		ret = PTR_ERR(kb->rc);
+		kb->rc = NULL;
+		return ret;
+	}
+	ret = tw_client_ring_setup(kb->rc, &p);
+	if (ret)
+		return ret;
+	r = tw_client_ring(kb->rc);
+	kb->sq = tw_ring_kaddr(r, TWHEEL_OFF_SQ(0));
+	kb->cq = tw_ring_kaddr(r, TWHEEL_OFF_CQ);
+	if (!kb->sq || !kb->cq)
+		return -EIO;
+	kb->sqes = (struct twheel_sqe *)(kb->sq + 1);
+	kb->mask = p.sq_entries - 1;
+	return 0;
+}
+
+/* Fill the SQ with @nr entries of @op, all due @due if starts (0: spread). */
+static void kb_ring_fill(struct kb *kb, u8 op, u64 due)
+{
+	u64 now = ktime_get_ns();
+	struct twheel_sqe *e;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		e = &kb->sqes[(kb->tail + i) & kb->mask];
+		memset(e, 0, sizeof(*e));
+		e->op = op;
+		e->slot = i;
+		e->gen = kb->gen;
+		e->cookie = i;
+		if (op == TWHEEL_SQE_START)
+			e->when = due ? due : now + kb_value(i);
+	}
+	kb->tail += nr;
+	/* The entries are written before the kernel sees the tail. */
+	smp_store_release(&kb->sq->tail, kb->tail);
+}
+
+/* Whether @pending slots are pending and no result or error was posted. */
+static void kb_ring_check(struct kb *kb, const char *what, u64 pending)
+{
+	struct twheel_info info;
+
+	tw_client_info(kb->rc, &info);
+	if (info.pending != pending)
+		kb_fail(kb, what, info.pending);
+	if (READ_ONCE(kb->cq->tail) != READ_ONCE(kb->cq->head))
+		kb_fail(kb, what, READ_ONCE(kb->cq->tail) - READ_ONCE(kb->cq->head));
+}
+
+/* One RING_ENTER applying the SQ's @nr entries of @op; its ns. */
+static u64 kb_ring_apply(struct kb *kb, u8 op, u64 due)
+{
+	long ret;
+	u64 t0;
+
+	kb_ring_fill(kb, op, due);
+	t0 = ktime_get_ns();
+	ret = tw_client_ring_enter(kb->rc);
+	t0 = ktime_get_ns() - t0;
+	if (ret)
+		kb_fail(kb, "ring enter", ret);
+	return t0;
+}
+
+/* Starts, stops, an empty ENTER, then a burst through the CQ. */
+static void kb_ring(struct kb *kb)
+{
+	u64 due, t0;
+	unsigned int i;
+	long ret = 0;
+
+	kb->gen++;
+	kb_record(kb, KB_RING_START, kb_ring_apply(kb, TWHEEL_SQE_START, 0), nr);
+	kb_ring_check(kb, "ring start", nr);
+	kb_record(kb, KB_RING_STOP, kb_ring_apply(kb, TWHEEL_SQE_STOP, 0), nr);
+	kb_ring_check(kb, "ring stop", 0);
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < nr; i++)
+		ret |= tw_client_ring_enter(kb->rc);
+	kb_record(kb, KB_RING_ENTER, ktime_get_ns() - t0, nr);
+	if (ret)
+		kb_fail(kb, "empty ring enter", ret);
+
+	kb->gen++;
+	due = ktime_get_ns() + KB_BURST_AHEAD_NS;
+	kb_ring_apply(kb, TWHEEL_SQE_START, due);
+	kb_fire(kb, kb->rc, due, KB_RING_EXPIRE);
+	if (READ_ONCE(kb->cq->tail) - READ_ONCE(kb->cq->head) != nr)
+		kb_fail(kb, "ring expire", READ_ONCE(kb->cq->tail) - READ_ONCE(kb->cq->head));
+	/* The consumer read every event: the CQ is empty again. */
+	smp_store_release(&kb->cq->head, READ_ONCE(kb->cq->tail));
+}
+
+/* What tw_ring_size() charges for a few setups, per timer of capacity. */
+static void kb_ring_memory(void)
+{
+	static const u32 cfg[][4] = {
+		{ 4096, 1, 256, 512 },
+		{ 65536, 2, 1024, 4096 },
+		{ 1048576, 8, 4096, 16384 },
+	};
+	struct twheel_ring_setup p;
+	unsigned int i;
+	u64 per100;
+
+	for (i = 0; i < ARRAY_SIZE(cfg); i++) {
+		p = (struct twheel_ring_setup) {
+			.capacity = cfg[i][0], .nr_sq = cfg[i][1],
+			.sq_entries = cfg[i][2], .cq_entries = cfg[i][3],
+		};
+		if (tw_ring_size(&p))
+			continue;
+		per100 = div_u64(p.memory * 100, p.capacity);
+		pr_info("KBENCH-MEM capacity=%u nr_sq=%u sq_entries=%u cq_entries=%u bytes=%llu per_timer=%llu.%02llu\n",
+			p.capacity, p.nr_sq, p.sq_entries, p.cq_entries, p.memory,
+			div_u64(per100, 100), per100 % 100);
+	}
+}
+
 static void kb_run(struct kb *kb)
 {
 	unsigned int rep;
@@ -340,6 +518,7 @@ static void kb_run(struct kb *kb)
 		kb_burst(kb);
 		kb_hrtimers(kb);
 		kb_primitives(kb);
+		kb_ring(kb);
 		cond_resched();
 	}
 }
@@ -359,7 +538,7 @@ static int __init kb_init(void)
 	struct kb *kb;
 	int ret;
 
-	if (!nr || nr > TWHEEL_BATCH_MAX || !reps)
+	if (!nr || nr > TWHEEL_RING_MAX_SQ_ENTRIES || !reps)
 		return -EINVAL;
 	kb = kzalloc(sizeof(*kb), GFP_KERNEL);
 	if (!kb)
@@ -371,12 +550,18 @@ static int __init kb_init(void)
 	ret = IS_ERR(kb->c) ? PTR_ERR(kb->c) : 0;
 	if (!ret && (!kb->ops || !kb->ev || !kb->hr))
 		ret = -ENOMEM;
+	if (!ret)
+		ret = kb_ring_setup(kb);
 	if (!ret) {
 		kb_run(kb);
 		ret = kb->err;
 	}
-	if (!ret)
+	if (!ret) {
 		kb_report(kb);
+		kb_ring_memory();
+	}
+	if (kb->rc)
+		tw_client_destroy(kb->rc);
 	if (!IS_ERR(kb->c))
 		tw_client_destroy(kb->c);
 	kvfree(kb->hr);

@@ -305,6 +305,7 @@ int tw_ring_size(struct twheel_ring_setup *p)
 	p->timers = max_t(u64, p->capacity, DIV_ROUND_UP(p->memory, 64));
 	return 0;
 }
+EXPORT_SYMBOL_TW_KBENCH(tw_ring_size);
 
 /* Allocate @r->nr_pages zeroed pages, charged; pausing for fatal signals. */
 static int tw_ring_alloc_pages(struct tw_ring *r)
@@ -498,6 +499,32 @@ static int tw_ring_region(const struct tw_ring *r, u64 off,
 	}
 	return 0;
 }
+
+/**
+ * tw_ring_kaddr - the kernel's own mapping of one region, for tw_kbench.c
+ * @r:   the rings
+ * @off: the region's mmap() offset
+ *
+ * The in-kernel benchmark plays the producer and the CQ consumer through
+ * it, as a process does through its mapping.
+ *
+ * Return: the region's first byte in the kernel's vmap(), or NULL for
+ * another offset.
+ */
+void *tw_ring_kaddr(struct tw_ring *r, u64 off)
+{
+	unsigned long first, nr;
+	bool rw;
+
+	if (tw_ring_region(r, off, &first, &nr, &rw))
+		return NULL;
+	if (off == TWHEEL_OFF_RING_HDR)
+		return r->hdr;
+	if (off == TWHEEL_OFF_CQ)
+		return r->cq_ctl;
+	return r->sq[(first - 1) / r->sq_pages].ctl;
+}
+EXPORT_SYMBOL_TW_KBENCH(tw_ring_kaddr);
 
 /**
  * tw_ring_mmap - map one region of the rings

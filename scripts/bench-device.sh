@@ -33,7 +33,7 @@ section() { printf '\n===== %s =====\n' "$*"; }
 
 section "[UML kernel-side] scripts/guest/uml-kbench.sh"
 if [ -n "${TW_KBENCH_FILE:-}" ]; then
-	grep -ao 'KBENCH .*' "$TW_KBENCH_FILE" | tr -d '\r' >"$kbench" || true
+	grep -aoE 'KBENCH(-MEM)? .*' "$TW_KBENCH_FILE" | tr -d '\r' >"$kbench" || true
 	echo "kernel-side figures taken from $TW_KBENCH_FILE (TW_KBENCH_FILE), not measured in this run"
 	cat "$kbench"
 elif [ -f "$TW_ROOT/scripts/guest/uml-kbench.sh" ]; then
@@ -42,7 +42,7 @@ elif [ -f "$TW_ROOT/scripts/guest/uml-kbench.sh" ]; then
 		echo "kernel-side part FAILED: scripts/guest/uml-kbench.sh, log $work/kbench.log"
 		status=1
 	fi
-	grep -a '^KBENCH ' "$work/kbench.out" | tr -d '\r' >"$kbench" || true
+	grep -aE '^KBENCH(-MEM)? ' "$work/kbench.out" | tr -d '\r' >"$kbench" || true
 	cat "$kbench"
 	# The baseline it measures in the same run: one hrtimer per timer.
 	grep -a '^KBENCH-BASE ' "$work/kbench.log" || true

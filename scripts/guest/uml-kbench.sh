@@ -7,7 +7,9 @@
 #
 #   KBENCH <op> ns_per_op=<float> ops=<n>
 #
-# with op in start, stop, batch_start, batch_stop, expire, read, on stdout
+# with op in start, stop, batch_start, batch_stop, expire, read,
+# ring_start, ring_stop, ring_expire, ring_enter, and the rings' memory
+# (KBENCH-MEM lines, the same at every boot: the first boot's), on stdout
 # and nothing else there; the baseline measured in the same run
 # (KBENCH-BASE lines) and the progress go to stderr.  Fails if the
 # benchmark did not run or the kernel reported a problem.
@@ -50,7 +52,9 @@ kbench_boot() {
 	grep -q '^TW-RMMOD-OK' "$log" || { tw_log "rmmod failed"; status=1; }
 	sed -n "s/^TW-KBENCH-BASE /KBENCH-BASE boot=$b /p" "$log" >&2
 	sed -n "s/^TW-KBENCH /KBENCH boot=$b /p" "$log" | tee -a "$work/all.txt" >&2
-	for op in start stop batch_start batch_stop expire read; do
+	sed -n "s/^TW-KBENCH-MEM /KBENCH-MEM /p" "$log" >"$work/mem-$b.txt"
+	for op in start stop batch_start batch_stop expire read \
+		ring_start ring_stop ring_expire ring_enter; do
 		grep -qE "^TW-KBENCH $op ns_per_op=[0-9.]+ ops=[0-9]+$" "$log" ||
 			{ tw_log "no result for $op"; status=1; }
 	done
@@ -79,4 +83,5 @@ awk '{ split($4, v, "="); op = $3
              m = int((k + 1) / 2)
              printf "KBENCH %s ns_per_op=%s %s\n", op, ns[op, m], ops[op, m] } }' \
 	"$work/all.txt"
+cat "$work/mem-1.txt"
 exit $status

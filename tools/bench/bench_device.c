@@ -1217,6 +1217,7 @@ static void run_throughput(const struct counts *c)
 		errors++;
 		ip = NAN;
 	}
+	host.inproc_pair_ns = 2e9 / ip;
 	batch_ratio = tw[1] / tfd;
 	add_row("start+stop, single ioctl (ops/s)", tw[0], ip, tfd, 0, HIGHER);
 	add_row("start+stop, batch of 4096 (ops/s)", tw[1], ip, tfd, 0, HIGHER);

@@ -21,6 +21,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@
 
 #include "bench.h"
 #include "tw_core.h"
+#include "bench_ring.h"
 
 /**
  * struct ip_timer - the caller's object holding one wheel timer
@@ -226,4 +228,143 @@ int inproc_lateness(struct lat_run *run, uint64_t res_ns)
 out:
 	ip_destroy(&l);
 	return ret;
+}
+
+/* tw_start() of @n timers, then tw_stop() of each, alone; ns per pair. */
+double inproc_core_pair_ns(uint32_t n, unsigned int reps)
+{
+	struct ip_loop l;
+	double best = -1, ns;
+	uint64_t t0, now;
+	unsigned int r;
+	uint32_t i;
+
+	if (ip_init(&l, n, NSEC_PER_MSEC))
+		goto out;
+	for (r = 0; r < reps; r++) {
+		now = bench_now_ns() / l.res;
+		t0 = bench_now_ns();
+		for (i = 0; i < n; i++)
+			if (tw_start(l.wheel, &l.timers[i].t, now + 1000 + (i * 2654435761U) % 4096))
+				goto out;
+		for (i = 0; i < n; i++)
+			if (!tw_stop(l.wheel, &l.timers[i].t))
+				goto out;
+		ns = (double)(bench_now_ns() - t0) / n;
+		if (best < 0 || ns < best)
+			best = ns;
+	}
+out:
+	ip_destroy(&l);
+	return best;
+}
+
+/* The wheel behind one mutex, shared by the threads of a run. */
+#define MX_BATCH	32
+#define MX_PAIRS	(1U << 20)
+#define MX_REPS		5
+
+/**
+ * struct mx_shared - one wheel and its lock, as a runtime's timer driver
+ * @lock:  taken per start and per stop
+ * @wheel: the wheel; @lock
+ * @go:    the start line of each repetition
+ */
+struct mx_shared {
+	pthread_mutex_t		lock;
+	struct tw_wheel		wheel;
+	pthread_barrier_t	go;
+};
+
+/**
+ * struct mx_thread - one thread's timers and result
+ * @s:      what the threads share
+ * @timers: MX_BATCH timers of its own
+ * @ns:     out: ns per pair, best of MX_REPS; < 0 on a failure
+ */
+struct mx_thread {
+	struct mx_shared	*s;
+	struct tw_timer		timers[MX_BATCH];
+	double			ns;
+};
+
+/* MX_PAIRS pairs: MX_BATCH starts (one clock read), then their stops. */
+static int mx_pairs(struct mx_thread *th)
+{
+	struct mx_shared *s = th->s;
+	uint64_t now;
+	uint32_t k, i;
+	int bad = 0;
+
+	for (k = 0; k < MX_PAIRS; k += MX_BATCH) {
+		now = bench_now_ns() / NSEC_PER_MSEC;
+		for (i = 0; i < MX_BATCH; i++) {
+			pthread_mutex_lock(&s->lock);
+			bad |= tw_start(&s->wheel, &th->timers[i], now + 1000 + (k + i) % 4096);
+			pthread_mutex_unlock(&s->lock);
+		}
+		for (i = 0; i < MX_BATCH; i++) {
+			pthread_mutex_lock(&s->lock);
+			bad |= !tw_stop(&s->wheel, &th->timers[i]);
+			pthread_mutex_unlock(&s->lock);
+		}
+	}
+	return bad;
+}
+
+static void *mx_run(void *arg)
+{
+	struct mx_thread *th = arg;
+	uint64_t t0;
+	double ns;
+	int r;
+
+	th->ns = -1;
+	for (r = 0; r < MX_REPS; r++) {
+		pthread_barrier_wait(&th->s->go);
+		t0 = bench_now_ns();
+		if (mx_pairs(th))
+			return NULL;
+		ns = (double)(bench_now_ns() - t0) / MX_PAIRS;
+		if (r == 0 || ns < th->ns)
+			th->ns = ns;
+	}
+	return NULL;
+}
+
+double inproc_mutex_pair_ns(unsigned int threads)
+{
+	struct mx_shared *s = calloc(1, sizeof(*s));
+	struct mx_thread th[2];
+	pthread_t tid[2];
+	double worst = -1;
+	unsigned int i, k, started = 0;
+
+	if (!s || threads > 2 || tw_init(&s->wheel, NULL, 0, bench_now_ns() / NSEC_PER_MSEC))
+		goto out;
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_barrier_init(&s->go, NULL, threads);
+	for (i = 0; i < threads; i++) {
+		th[i].s = s;
+		for (k = 0; k < MX_BATCH; k++)
+			tw_timer_init(&th[i].timers[k]);
+		if (pthread_create(&tid[i], NULL, mx_run, &th[i]))
+			break;
+		started++;
+	}
+	for (i = 0; i < started; i++) {
+		pthread_join(tid[i], NULL);
+		if (th[i].ns > worst)
+			worst = th[i].ns;
+	}
+	for (i = 0; i < started; i++)
+		if (th[i].ns < 0)
+			worst = -1;
+	if (started < threads)
+		worst = -1;
+	pthread_barrier_destroy(&s->go);
+	pthread_mutex_destroy(&s->lock);
+out:
+	free(s);
+	return worst;
 }

@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,11 +53,36 @@
 #define P_SPEC_B	sizeof(struct twheel_timer_spec)
 #define P_STOP_B	sizeof(struct twheel_stop)
 
-enum kop { K_START, K_STOP, K_BSTART, K_BSTOP, K_EXPIRE, K_READ, K_OPS };
+enum kop {
+	K_START, K_STOP, K_BSTART, K_BSTOP, K_EXPIRE, K_READ,
+	K_RSTART, K_RSTOP, K_REXPIRE, K_RENTER, K_OPS
+};
 
 static const char * const kop_name[K_OPS] = {
 	"start", "stop", "batch_start", "batch_stop", "expire", "read",
+	"ring_start", "ring_stop", "ring_expire", "ring_enter",
 };
+
+/* KBENCH-MEM lines: the rings' memory for a few setups. */
+#define P_MEMS		4
+/* What an ioctl timer costs, slab object and index bucket (TW_TIMER_COST). */
+#define P_ID_TIMER_B	64
+
+/**
+ * struct ring_mem - one KBENCH-MEM line
+ * @cap:       capacity
+ * @nr_sq:     SQs
+ * @sq:        entries per SQ
+ * @cq:        CQ entries
+ * @per_timer: bytes per timer of capacity
+ */
+struct ring_mem {
+	unsigned int	cap, nr_sq, sq, cq;
+	double		per_timer;
+};
+
+static struct ring_mem mems[P_MEMS];
+static int nr_mems;
 
 /* Best ns per ioctl() on /dev/null, or NAN. */
 static double measure_ioctl(void)
@@ -166,9 +192,17 @@ void host_measure(struct host_costs *h)
 	h->ioctl_ns = measure_ioctl();
 	h->copy_ns_b = measure_copy();
 	h->deliver_ns = measure_deliver();
+	fprintf(stderr, "bench-device: the rings' user side, the in-process baselines...\n");
+	if (ring_user_measure(&h->ring))
+		h->ring = (struct ring_user) {
+			NAN, NAN, NAN, NAN, { NAN, NAN }, { NAN, NAN }, NAN,
+		};
+	h->core_pair_ns = inproc_core_pair_ns(P_BATCH, P_REPS);
+	h->mutex_ns[0] = inproc_mutex_pair_ns(1);
+	h->mutex_ns[1] = inproc_mutex_pair_ns(2);
 }
 
-/* Read the KBENCH lines of @path into @k (NAN: absent); 0 if all six came. */
+/* Read the KBENCH lines of @path into @k (NAN: absent); 0 if all came. */
 static int kbench_read(const char *path, double k[K_OPS])
 {
 	char line[256], op[32];
@@ -182,6 +216,12 @@ static int kbench_read(const char *path, double k[K_OPS])
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
+		struct ring_mem *m = &mems[nr_mems];
+
+		if (nr_mems < P_MEMS &&
+		    sscanf(line, "KBENCH-MEM capacity=%u nr_sq=%u sq_entries=%u cq_entries=%u bytes=%*u per_timer=%lf",
+			   &m->cap, &m->nr_sq, &m->sq, &m->cq, &m->per_timer) == 5)
+			nr_mems++;
 		if (sscanf(line, "KBENCH %31s ns_per_op=%lf", op, &ns) != 2)
 			continue;
 		for (i = 0; i < K_OPS; i++)
@@ -273,6 +313,157 @@ static void print_targets(const struct host_costs *h, const double p[K_OPS])
 	       p[K_STOP], h->disarm_ns, p[K_STOP] <= h->disarm_ns ? "met" : "not met");
 }
 
+/* --- the rings ------------------------------------------------------- */
+
+/**
+ * struct ring_proj - the rings' projection, ns of total CPU
+ * @k_pair:  the kernel's work on a start entry and a stop entry
+ * @enter:   one ENTER: the system call and the kernel's fixed work
+ * @pair:    a pair submitted entry by entry, a clock read per start
+ * @batch:   a pair in an event loop's batch of 32 entries
+ * @expiry:  an expiry posted to the CQ and read from it
+ * @thread:  per thread, with 1 and 2 threads, each on its own SQ
+ */
+struct ring_proj {
+	double	k_pair;
+	double	enter;
+	double	pair;
+	double	batch;
+	double	expiry;
+	double	thread[2];
+};
+
+static void ring_project(const struct host_costs *h, const double k[K_OPS],
+			 struct ring_proj *r)
+{
+	const struct ring_user *u = &h->ring;
+	unsigned int t;
+
+	r->k_pair = k[K_RSTART] + k[K_RSTOP];
+	r->enter = h->ioctl_ns + k[K_RENTER];
+	r->pair = u->pair_ns + r->k_pair + u->pair_enters * r->enter;
+	r->batch = u->batch_ns + r->k_pair + u->batch_enters * r->enter;
+	r->expiry = k[K_REXPIRE] + u->read_ns;
+	/* The kernel's work is serialised by the client's lock. */
+	for (t = 0; t < 2; t++)
+		r->thread[t] = fmax(u->thread_ns[t] + r->k_pair +
+				    u->thread_enters[t] * r->enter,
+				    (t + 1) * r->k_pair);
+}
+
+static void ring_formula(void)
+{
+	printf("\nthe rings, per start+stop pair, total CPU (user side measured on this\n");
+	printf("host with libtimingwheel over rings in memory, bench_ring.c; kernel side\n");
+	printf("from the UML lines ring_start, ring_stop, ring_enter, ring_expire):\n");
+	printf("  pair     = user pair + k_ring_start + k_ring_stop + ENTERs/pair * enter\n");
+	printf("  enter    = ioctl + k_ring_enter\n");
+	printf("  expiry   = k_ring_expire + user read of one CQ entry\n");
+	printf("  T threads, per thread = max(user pair_T + k_pair + ENTERs/pair * enter,\n");
+	printf("             T * k_pair): the kernel's work is serialised by the client's lock\n");
+}
+
+static void ring_row(const char *what, double user, double kern, double enters,
+		     double total)
+{
+	printf("  %-40s | %8.1f | %8.1f | %9.5f | %8.1f\n", what, user, kern,
+	       enters, total);
+}
+
+static void ring_table(const struct host_costs *h, const struct ring_proj *r,
+		       const double p[K_OPS])
+{
+	const struct ring_user *u = &h->ring;
+
+	printf("\n  %-40s | %8s | %8s | %9s | %8s\n", "start+stop pair", "user ns",
+	       "kernel", "ENTER/pr", "total ns");
+	ring_row("ring, each entry submitted, clock each", u->pair_ns, r->k_pair,
+		 u->pair_enters, r->pair);
+	ring_row("ring, event loop: 32 entries a submit", u->batch_ns, r->k_pair,
+		 u->batch_enters, r->batch);
+	ring_row("in-process row: tw_core + one timerfd", h->inproc_pair_ns, 0, 0,
+		 h->inproc_pair_ns);
+	ring_row("tw_core alone: tw_start + tw_stop", h->core_pair_ns, 0, 0,
+		 h->core_pair_ns);
+	ring_row("timerfd_settime arm + disarm", 0, 0, 2, h->arm_ns + h->disarm_ns);
+	ring_row("single ioctl START + STOP", 0, p[K_START] + p[K_STOP], 2,
+		 p[K_START] + p[K_STOP]);
+	ring_row("BATCH start + stop, per timer", 0, p[K_BSTART] + p[K_BSTOP], 0,
+		 p[K_BSTART] + p[K_BSTOP]);
+	printf("  expiry: ring %.1f ns (kernel %.1f + CQ read %.1f); read() %.1f;"
+	       " timerfd %.1f\n", r->expiry, h->ring.read_ns >= 0 ? r->expiry -
+	       h->ring.read_ns : NAN, h->ring.read_ns, p[K_EXPIRE], h->deliver_ns);
+}
+
+static void ring_threads(const struct host_costs *h, const struct ring_proj *r)
+{
+	unsigned int t;
+
+	printf("\n  threads arming and cancelling on one file, each through its own SQ,\n");
+	printf("  against one wheel behind one mutex (the lock per start and per stop)\n");
+	printf("  %-8s | %14s | %14s | %14s | %14s | %6s\n", "threads",
+	       "ring ns/pair", "ring pairs/s", "mutex ns/pair", "mutex pairs/s", "ratio");
+	for (t = 0; t < 2; t++)
+		printf("  %-8u | %14.1f | %14.0f | %14.1f | %14.0f | %6.2f\n", t + 1,
+		       r->thread[t], 1e9 / r->thread[t], h->mutex_ns[t],
+		       1e9 / h->mutex_ns[t], h->mutex_ns[t] / r->thread[t]);
+	printf("  (per thread, the slower thread's; ring user side on %u host threads)\n", 2);
+}
+
+static void ring_memory(void)
+{
+	int i;
+
+	printf("\n  memory per timer of ring capacity, every region (tw_ring_size()):\n");
+	for (i = 0; i < nr_mems; i++)
+		printf("    capacity %u, %u SQ of %u, CQ of %u: %.2f B per timer\n",
+		       mems[i].cap, mems[i].nr_sq, mems[i].sq, mems[i].cq,
+		       mems[i].per_timer);
+	printf("    an ioctl timer: %d B (slab object and index bucket)\n", P_ID_TIMER_B);
+}
+
+static const char *met(bool ok)
+{
+	return ok ? "met" : "not met";
+}
+
+static void ring_targets(const struct host_costs *h, const struct ring_proj *r)
+{
+	double sys = h->ring.pair_enters / 2, tfd = h->arm_ns + h->disarm_ns;
+	double mem = nr_mems ? mems[nr_mems - 1].per_timer : NAN;
+
+	printf("\n  targets of the rings (printed, not judged by any test):\n");
+	printf("    pair <= in-process pair: %.1f vs %.1f ns (%s)\n", r->pair,
+	       h->inproc_pair_ns, met(r->pair <= h->inproc_pair_ns));
+	printf("    pair <= 3x tw_core's pair: %.1f vs %.1f ns (%s)\n", r->pair,
+	       3 * h->core_pair_ns, met(r->pair <= 3 * h->core_pair_ns));
+	printf("    >= 15x cheaper than timerfd arm+disarm: %.1fx (%s)\n",
+	       tfd / r->pair, met(tfd / r->pair >= 15));
+	printf("    system calls per operation < 0.01: %.5f (%s)\n", sys, met(sys < 0.01));
+	printf("    2 threads: rings beat the mutex wheel: %.2fx (%s)\n",
+	       h->mutex_ns[1] / r->thread[1], met(r->thread[1] < h->mutex_ns[1]));
+	printf("    <= 48 B per timer of capacity (largest setup): %.2f B (%s)\n",
+	       mem, met(mem <= 48));
+}
+
+static void ring_print(const struct host_costs *h, const double k[K_OPS],
+		       const double p[K_OPS])
+{
+	struct ring_proj r;
+
+	ring_project(h, k, &r);
+	ring_formula();
+	ring_table(h, &r, p);
+	ring_threads(h, &r);
+	ring_memory();
+	ring_targets(h, &r);
+	printf("PROJECTION ring_pair_ns=%.1f inproc_pair_ns=%.1f core_pair_ns=%.1f"
+	       " timerfd_pair_ns=%.1f ioctl_pair_ns=%.1f batch_pair_ns=%.1f"
+	       " syscalls_per_op=%.5f\n", r.pair, h->inproc_pair_ns, h->core_pair_ns,
+	       h->arm_ns + h->disarm_ns, p[K_START] + p[K_STOP],
+	       p[K_BSTART] + p[K_BSTOP], h->ring.pair_enters / 2);
+}
+
 void project_print(const char *kbench_path, const struct host_costs *h)
 {
 	double k[K_OPS], p[K_OPS];
@@ -301,4 +492,5 @@ void project_print(const char *kbench_path, const struct host_costs *h)
 	proj_row("expiry to userspace vs delivery", p[K_EXPIRE], h->deliver_ns);
 	print_targets(h, p);
 	print_assumptions();
+	ring_print(h, k, p);
 }

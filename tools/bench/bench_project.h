@@ -6,6 +6,10 @@
 #ifndef _TW_BENCH_PROJECT_H
 #define _TW_BENCH_PROJECT_H
 
+#include <stdint.h>
+
+#include "bench_ring.h"
+
 /**
  * struct host_costs - what the projection takes from this machine, in ns
  * @arm_ns:     timerfd_settime() arming a pre-created timerfd
@@ -14,6 +18,12 @@
  * @copy_ns_b:  memcpy per byte, of a batch-sized array in cache
  * @deliver_ns: epoll_wait() + read() per expired timerfd, the hrtimer's own
  *              expiry not included
+ * @inproc_pair_ns: the in-process row's start (a clock read, tw_start(), a
+ *              timerfd_settime() if earliest) and stop, per pair
+ * @core_pair_ns: tw_start() + tw_stop() alone, per pair
+ * @mutex_ns:   a pair on a wheel behind one mutex, per thread, with 1 and
+ *              2 threads
+ * @ring:       the rings' user side (bench_ring.c)
  */
 struct host_costs {
 	double	arm_ns;
@@ -21,6 +31,10 @@ struct host_costs {
 	double	ioctl_ns;
 	double	copy_ns_b;
 	double	deliver_ns;
+	double	inproc_pair_ns;
+	double	core_pair_ns;
+	double	mutex_ns[2];
+	struct ring_user ring;
 };
 
 void host_measure(struct host_costs *h);

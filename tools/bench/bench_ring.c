@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench_ring: the user side of the rings, measured on this host with
+ * libtimingwheel's own functions, unchanged, over rings in plain memory.
+ *
+ * The host has no module, so bench_device is linked with
+ * -Wl,--wrap=ioctl,--wrap=mmap: on one file, the mock's, TWHEEL_IOC_RING_SETUP
+ * sizes the regions as the module does, mmap() gives anonymous memory, and
+ * TWHEEL_IOC_RING_ENTER "consumes" by moving every SQ head to its tail under
+ * one mutex, as the module's ENTER takes the client's lock.  Every other
+ * file goes to the real calls.  The header says the hrtimer is armed for
+ * time 1, before every due time: the steady state, in which a start later
+ * than armed_for needs no ENTER, and the library enters only when an SQ is
+ * full.  What the module does with the entries is the kernel side,
+ * measured apart (tw_kbench.c's ring_* lines) and added in the projection.
+ *
+ * Counted, not assumed: the ENTERs the library makes (ring->enters).  A
+ * real kernel also consumes at every hrtimer callback, so the count here
+ * is an upper bound for the steady state.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <linux/timingwheel.h>
+
+#include "bench.h"
+#include "bench_ring.h"
+#include "libtimingwheel.h"
+
+#define RB_CAPACITY	65536
+#define RB_SQS		2
+#define RB_SQ_ENTRIES	4096
+#define RB_CQ_ENTRIES	4096
+/* Timers per round: started, then stopped. */
+#define RB_ROUND	4096
+#define RB_ROUNDS	256
+#define RB_REPS		5
+#define RB_AHEAD_NS	NSEC_PER_SEC
+/* An event loop's batch: entries per submit, the clock read once. */
+#define RB_BATCH	32
+#define RB_READ_BATCH	64
+
+int __real_ioctl(int fd, unsigned long req, ...);
+void *__real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+
+/**
+ * struct rb_mock - the rings in plain memory, in place of the module's
+ * @fd:    the file the mock answers for (-1: none)
+ * @hdr:   the header region, once mapped
+ * @sq:    each SQ region's control block, once mapped
+ * @lock:  what ENTER holds, as the module holds the client's lock
+ */
+static struct rb_mock {
+	int			fd;
+	struct twheel_ring_hdr	*hdr;
+	struct twheel_ring_ctl	*sq[RB_SQS];
+	pthread_mutex_t		lock;
+} mock = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static int mock_setup(struct twheel_ring_setup *p)
+{
+	if (p->nr_sq > RB_SQS)
+		return -EINVAL;
+	p->hdr_bytes = 4096;
+	p->sq_bytes = sizeof(struct twheel_ring_ctl) +
+		      p->sq_entries * sizeof(struct twheel_sqe);
+	p->cq_bytes = sizeof(struct twheel_ring_ctl) +
+		      p->cq_entries * sizeof(struct twheel_cqe);
+	return 0;
+}
+
+/* ENTER: every SQ applied up to its tail. */
+static int mock_enter(void)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&mock.lock);
+	for (i = 0; i < RB_SQS; i++)
+		if (mock.sq[i])
+			__atomic_store_n(&mock.sq[i]->head,
+					 __atomic_load_n(&mock.sq[i]->tail, __ATOMIC_ACQUIRE),
+					 __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&mock.lock);
+	return 0;
+}
+
+int __wrap_ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (fd != mock.fd || mock.fd < 0)
+		return __real_ioctl(fd, req, arg);
+	if (req == TWHEEL_IOC_RING_SETUP && !mock_setup(arg))
+		return 0;
+	if (req == TWHEEL_IOC_RING_ENTER)
+		return mock_enter();
+	errno = EINVAL;
+	return -1;
+}
+
+void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	void *m;
+	uint64_t i;
+
+	if (fd != mock.fd || mock.fd < 0)
+		return __real_mmap(addr, len, prot, flags, fd, off);
+	m = __real_mmap(NULL, len, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (m == MAP_FAILED)
+		return m;
+	if ((uint64_t)off == TWHEEL_OFF_RING_HDR) {
+		mock.hdr = m;
+		/* The hrtimer is armed, for a time before every due time. */
+		mock.hdr->armed_for = 1;
+	}
+	for (i = 0; i < RB_SQS; i++)
+		if ((uint64_t)off == TWHEEL_OFF_SQ(i))
+			mock.sq[i] = m;
+	return m;
+}
+
+/* The mock's rings: what a runtime with two threads would set up. */
+static int rb_init(struct timingwheel_ring *ring)
+{
+	struct twheel_ring_setup p = {
+		.capacity = RB_CAPACITY, .nr_sq = RB_SQS,
+		.sq_entries = RB_SQ_ENTRIES, .cq_entries = RB_CQ_ENTRIES,
+	};
+	int ret;
+
+	memset(&mock.sq, 0, sizeof(mock.sq));
+	mock.fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (mock.fd < 0)
+		return -errno;
+	ret = timingwheel_ring_init(mock.fd, &p, ring);
+	if (ret) {
+		close(mock.fd);
+		mock.fd = -1;
+	}
+	return ret;
+}
+
+static void rb_exit(struct timingwheel_ring *ring)
+{
+	timingwheel_ring_exit(ring);
+	close(mock.fd);
+	mock.fd = -1;
+}
+
+/* Take an entry, entering as the library does when the SQ is full. */
+static struct twheel_sqe *rb_sqe(struct timingwheel_sq *sq)
+{
+	struct twheel_sqe *e = timingwheel_get_sqe(sq);
+
+	if (!e && timingwheel_submit(sq) >= 0)
+		e = timingwheel_get_sqe(sq);
+	if (!e) {
+		fprintf(stderr, "bench-device: ring: no SQ entry\n");
+		exit(1);
+	}
+	return e;
+}
+
+/**
+ * struct rb_timer - what a caller keeps of one ring timer
+ * @slot: its slot
+ * @gen:  the generation of its start
+ */
+struct rb_timer {
+	uint32_t	slot;
+	uint16_t	gen;
+};
+
+/*
+ * One round on @sq: @n starts, then @n stops, each submitted alone and
+ * each start with a clock read, as the in-process row does; or, @batch,
+ * RB_BATCH entries a submit and the clock read once for them.
+ */
+static int rb_round(struct timingwheel_sq *sq, struct rb_timer *t,
+		    uint32_t n, bool batch)
+{
+	uint64_t now = bench_now_ns();
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		if (timingwheel_slot_get(sq, &t[i].slot, &t[i].gen))
+			return -1;
+		if (!batch)
+			now = bench_now_ns();
+		timingwheel_prep_start(rb_sqe(sq), t[i].slot, t[i].gen, i,
+				       now + RB_AHEAD_NS, 0, 0);
+		if ((!batch || i % RB_BATCH == RB_BATCH - 1) && timingwheel_submit(sq) < 0)
+			return -1;
+	}
+	for (i = 0; i < n; i++) {
+		timingwheel_prep_stop(rb_sqe(sq), t[i].slot, t[i].gen, i, 0);
+		if ((!batch || i % RB_BATCH == RB_BATCH - 1) && timingwheel_submit(sq) < 0)
+			return -1;
+		if (timingwheel_slot_put(sq->ring, t[i].slot))
+			return -1;
+	}
+	return timingwheel_submit(sq) < 0 ? -1 : 0;
+}
+
+/**
+ * struct rb_thread - one thread's run on its own SQ
+ * @sq:      its SQ
+ * @batch:   RB_BATCH entries a submit
+ * @go:      the start line all threads wait at
+ * @ns:      out: ns per pair, best of RB_REPS
+ * @err:     out: nonzero if a call failed
+ */
+struct rb_thread {
+	struct timingwheel_sq	*sq;
+	bool			batch;
+	pthread_barrier_t	*go;
+	double			ns;
+	int			err;
+};
+
+static void *rb_thread_run(void *arg)
+{
+	struct rb_thread *th = arg;
+	struct rb_timer *t = calloc(RB_ROUND, sizeof(*t));
+	uint64_t t0;
+	double ns;
+	int rep, k;
+
+	th->ns = -1;
+	th->err = !t;
+	for (rep = 0; rep < RB_REPS && !th->err; rep++) {
+		if (th->go)
+			pthread_barrier_wait(th->go);
+		t0 = bench_now_ns();
+		for (k = 0; k < RB_ROUNDS && !th->err; k++)
+			th->err = rb_round(th->sq, t, RB_ROUND, th->batch);
+		ns = (double)(bench_now_ns() - t0) / ((double)RB_ROUNDS * RB_ROUND);
+		if (th->ns < 0 || ns < th->ns)
+			th->ns = ns;
+	}
+	free(t);
+	return NULL;
+}
+
+/* @nthreads threads, each on its own SQ; ns per pair per thread, worst. */
+static double rb_threads(struct timingwheel_ring *ring, unsigned int nthreads,
+			 bool batch, double *enters_per_pair)
+{
+	struct rb_thread th[RB_SQS];
+	pthread_t tid[RB_SQS];
+	pthread_barrier_t go;
+	uint64_t enters = ring->enters;
+	double worst = 0;
+	unsigned int i;
+
+	pthread_barrier_init(&go, NULL, nthreads);
+	for (i = 0; i < nthreads; i++) {
+		th[i] = (struct rb_thread) {
+			.sq = timingwheel_ring_sq(ring, i), .batch = batch,
+			.go = nthreads > 1 ? &go : NULL,
+		};
+		if (pthread_create(&tid[i], NULL, rb_thread_run, &th[i]))
+			return -1;
+	}
+	for (i = 0; i < nthreads; i++) {
+		pthread_join(tid[i], NULL);
+		if (th[i].err || th[i].ns < 0)
+			worst = -1;
+		else if (worst >= 0 && th[i].ns > worst)
+			worst = th[i].ns;
+	}
+	pthread_barrier_destroy(&go);
+	*enters_per_pair = (double)(ring->enters - enters) /
+			   ((double)nthreads * RB_REPS * RB_ROUNDS * RB_ROUND);
+	return worst;
+}
+
+/* The CQ consumer: RB_CQ_ENTRIES events posted, then read; ns per event. */
+static double rb_read(struct timingwheel_ring *ring)
+{
+	struct twheel_cqe *cqe[RB_READ_BATCH];
+	double best = -1, ns;
+	uint64_t sum = 0, t0;
+	unsigned int n, i, k;
+	int rep;
+
+	for (rep = 0; rep < RB_REPS * 64; rep++) {
+		/* The kernel's part, not timed: a full CQ of expiries. */
+		for (i = 0; i < RB_CQ_ENTRIES; i++) {
+			struct twheel_cqe *e = &ring->cqes[(ring->cq_head + i) & ring->cq_mask];
+
+			e->cookie = i;
+			e->flags = TWHEEL_CQE_EXPIRY;
+		}
+		__atomic_store_n(&ring->cq->tail, ring->cq_head + RB_CQ_ENTRIES,
+				 __ATOMIC_RELEASE);
+		t0 = bench_now_ns();
+		for (k = 0; k < RB_CQ_ENTRIES; k += n) {
+			n = timingwheel_peek_batch_cqe(ring, cqe, RB_READ_BATCH);
+			for (i = 0; i < n; i++)
+				sum += cqe[i]->cookie + cqe[i]->flags;
+			if (!n || timingwheel_cq_advance(ring, n))
+				return -1;
+		}
+		ns = (double)(bench_now_ns() - t0) / RB_CQ_ENTRIES;
+		if (best < 0 || ns < best)
+			best = ns;
+	}
+	return sum ? best : -1;
+}
+
+int ring_user_measure(struct ring_user *u)
+{
+	struct timingwheel_ring ring;
+	int ret = rb_init(&ring);
+
+	if (ret) {
+		fprintf(stderr, "bench-device: ring mock: %s\n", strerror(-ret));
+		return -1;
+	}
+	u->pair_ns = rb_threads(&ring, 1, false, &u->pair_enters);
+	u->batch_ns = rb_threads(&ring, 1, true, &u->batch_enters);
+	u->thread_ns[0] = u->batch_ns;
+	u->thread_enters[0] = u->batch_enters;
+	u->thread_ns[1] = rb_threads(&ring, 2, true, &u->thread_enters[1]);
+	u->read_ns = rb_read(&ring);
+	rb_exit(&ring);
+	return u->pair_ns < 0 || u->batch_ns < 0 || u->thread_ns[1] < 0 ||
+	       u->read_ns < 0 ? -1 : 0;
+}
