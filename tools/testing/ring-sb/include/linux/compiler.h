@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Userspace shim for tw_ring_hdr.h: the kernel's READ_ONCE() and
+ * WRITE_ONCE(), volatile accesses of a whole word.
+ */
+#ifndef _TW_SB_COMPILER_H
+#define _TW_SB_COMPILER_H
+
+#define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
+#define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
+
+#endif
