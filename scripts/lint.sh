@@ -69,6 +69,20 @@ else
 	tw_log "libtimingwheel host test: failed"
 	status=1
 fi
+# The rings' store-buffering pairs on this host's two CPUs: the kernel's
+# tw_ring_hdr.h against libtimingwheel (tools/testing/ring-sb).  A lost
+# round is a bug, never bad luck; one CPU cannot race and is skipped.
+sb_log=$TW_CACHE/run/ring-sb${TW_RUN_TAG:+-$TW_RUN_TAG}.log
+if make -s -C "$TW_ROOT/tools" ring-sb CFLAGS="-O2 -g -Wall -Wextra -Werror" >"$sb_log" 2>&1 &&
+	"$TW_ROOT/tools/build/tw_ring_sb" -t "${TW_SB_SECONDS:-3}" >>"$sb_log" 2>&1; then
+	tw_log "$(grep -m1 '^ring-sb: PASS' "$sb_log")"
+elif grep -q '^ring-sb: SKIP' "$sb_log"; then
+	tw_log "$(grep -m1 '^ring-sb: SKIP' "$sb_log")"
+else
+	cat "$sb_log" >&2
+	tw_log "the rings' store-buffering test: failed"
+	status=1
+fi
 # twctl's command line and manual page, no device needed, and the examples
 # of tools/examples, warning-free (tools/Makefile: twctl-test, examples).
 tw_need man-db

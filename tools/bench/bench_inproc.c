@@ -245,7 +245,8 @@ double inproc_core_pair_ns(uint32_t n, unsigned int reps)
 		now = bench_now_ns() / l.res;
 		t0 = bench_now_ns();
 		for (i = 0; i < n; i++)
-			if (tw_start(l.wheel, &l.timers[i].t, now + 1000 + (i * 2654435761U) % 4096))
+			if (tw_start(l.wheel, &l.timers[i].t,
+				     now + 1000 + (i * 2654435761U) % 4096))
 				goto out;
 		for (i = 0; i < n; i++)
 			if (!tw_stop(l.wheel, &l.timers[i].t))
@@ -261,7 +262,7 @@ out:
 
 /* The wheel behind one mutex, shared by the threads of a run. */
 #define MX_BATCH	32
-#define MX_PAIRS	(1U << 20)
+#define MX_PAIRS	(1024U * 1024)
 #define MX_REPS		5
 
 /**
@@ -340,7 +341,8 @@ double inproc_mutex_pair_ns(unsigned int threads)
 	double worst = -1;
 	unsigned int i, k, started = 0;
 
-	if (!s || threads > 2 || tw_init(&s->wheel, NULL, 0, bench_now_ns() / NSEC_PER_MSEC))
+	if (!s || threads > 2 ||
+	    tw_init(&s->wheel, NULL, 0, bench_now_ns() / NSEC_PER_MSEC))
 		goto out;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_barrier_init(&s->go, NULL, threads);

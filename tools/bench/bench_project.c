@@ -218,9 +218,12 @@ static int kbench_read(const char *path, double k[K_OPS])
 	while (fgets(line, sizeof(line), f)) {
 		struct ring_mem *m = &mems[nr_mems];
 
-		if (nr_mems < P_MEMS &&
-		    sscanf(line, "KBENCH-MEM capacity=%u nr_sq=%u sq_entries=%u cq_entries=%u bytes=%*u per_timer=%lf",
-			   &m->cap, &m->nr_sq, &m->sq, &m->cq, &m->per_timer) == 5)
+		const char *pt = strstr(line, " per_timer=");
+
+		if (nr_mems < P_MEMS && pt &&
+		    sscanf(line, "KBENCH-MEM capacity=%u nr_sq=%u sq_entries=%u cq_entries=%u",
+			   &m->cap, &m->nr_sq, &m->sq, &m->cq) == 4 &&
+		    sscanf(pt, " per_timer=%lf", &m->per_timer) == 1)
 			nr_mems++;
 		if (sscanf(line, "KBENCH %31s ns_per_op=%lf", op, &ns) != 2)
 			continue;
@@ -457,11 +460,14 @@ static void ring_print(const struct host_costs *h, const double k[K_OPS],
 	ring_threads(h, &r);
 	ring_memory();
 	ring_targets(h, &r);
-	printf("PROJECTION ring_pair_ns=%.1f inproc_pair_ns=%.1f core_pair_ns=%.1f"
-	       " timerfd_pair_ns=%.1f ioctl_pair_ns=%.1f batch_pair_ns=%.1f"
-	       " syscalls_per_op=%.5f\n", r.pair, h->inproc_pair_ns, h->core_pair_ns,
-	       h->arm_ns + h->disarm_ns, p[K_START] + p[K_STOP],
-	       p[K_BSTART] + p[K_BSTOP], h->ring.pair_enters / 2);
+	/* One line in a stable format, for tools. */
+	printf("PROJECTION ring_pair_ns=%.1f", r.pair);
+	printf(" inproc_pair_ns=%.1f", h->inproc_pair_ns);
+	printf(" core_pair_ns=%.1f", h->core_pair_ns);
+	printf(" timerfd_pair_ns=%.1f", h->arm_ns + h->disarm_ns);
+	printf(" ioctl_pair_ns=%.1f", p[K_START] + p[K_STOP]);
+	printf(" batch_pair_ns=%.1f", p[K_BSTART] + p[K_BSTOP]);
+	printf(" syscalls_per_op=%.5f\n", h->ring.pair_enters / 2);
 }
 
 void project_print(const char *kbench_path, const struct host_costs *h)

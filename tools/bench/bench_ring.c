@@ -49,9 +49,6 @@
 #define RB_BATCH	32
 #define RB_READ_BATCH	64
 
-int __real_ioctl(int fd, unsigned long req, ...);
-void *__real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
-
 /**
  * struct rb_mock - the rings in plain memory, in place of the module's
  * @fd:    the file the mock answers for (-1: none)
@@ -111,7 +108,7 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 	return -1;
 }
 
-void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, long off)
 {
 	void *m;
 	uint64_t i;

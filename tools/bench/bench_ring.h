@@ -6,6 +6,7 @@
 #ifndef _TW_BENCH_RING_H
 #define _TW_BENCH_RING_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /**
@@ -31,6 +32,12 @@ struct ring_user {
 };
 
 int ring_user_measure(struct ring_user *u);
+
+/* The real calls behind bench_device's -Wl,--wrap=ioctl,--wrap=mmap. */
+int __real_ioctl(int fd, unsigned long req, ...);
+void *__real_mmap(void *addr, size_t len, int prot, int flags, int fd, long off);
+int __wrap_ioctl(int fd, unsigned long req, ...);
+void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, long off);
 
 /*
  * The baselines, in process (bench_inproc.c): tw_start() + tw_stop()

@@ -95,26 +95,37 @@ struct sb_cq {
  * @news:  the kernel's copy of what the header says
  * @head:  the kernel's SQ head: entries below it applied
  * @cqh:   the CQ head the kernel last loaded
- * @go:    the round both threads start; the kernel's thread writes it
- * @done:  the round the user's thread finished
  * @entered: the user's verdict: whether it entered, or was told it won
  * @pair:  the round's pair
  */
 static struct sb {
-	struct twheel_ring_hdr	hdr __attribute__((aligned(64)));
-	struct sb_sq		sq __attribute__((aligned(64)));
-	struct sb_cq		cq __attribute__((aligned(64)));
+	struct twheel_ring_hdr	hdr;
+	struct sb_sq		sq;
+	struct sb_cq		cq;
 	struct timingwheel_ring	ring;
 	struct timingwheel_sq	usq;
 	uint32_t		seq;
 	struct tw_ring_news	news;
 	uint32_t		head;
 	uint32_t		cqh;
-	uint32_t		go __attribute__((aligned(64)));
-	uint32_t		done __attribute__((aligned(64)));
 	int			entered;
 	enum sb_pair		pair;
 } sb;
+
+/**
+ * struct sb_line - a word alone on its cache line
+ * @v:   the word
+ * @pad: the rest of the line
+ */
+struct sb_line {
+	uint32_t	v;
+	char		pad[60];
+};
+
+/* The round both threads start (the kernel's thread writes it), and the
+ * round the user's thread finished.
+ */
+static struct sb_line sb_go, sb_done;
 
 /* xorshift64: the delays, replayable from the seed. */
 static uint64_t sb_rand(uint64_t *s)
@@ -127,11 +138,10 @@ static uint64_t sb_rand(uint64_t *s)
 
 static void sb_delay(uint64_t *s, unsigned int max)
 {
-	volatile unsigned int i;
-	unsigned int n = sb_rand(s) % max;
+	unsigned int i, n = sb_rand(s) % max;
 
 	for (i = 0; i < n; i++)
-		;
+		barrier();
 }
 
 /* The library's view: what timingwheel_ring_init() would have mapped. */
@@ -212,14 +222,14 @@ static void *sb_user_thread(void *arg)
 	uint32_t go;
 
 	for (;;) {
-		while ((go = __atomic_load_n(&sb.go, __ATOMIC_ACQUIRE)) == round)
+		while ((go = __atomic_load_n(&sb_go.v, __ATOMIC_ACQUIRE)) == round)
 			;
 		if (go == UINT32_MAX)
 			return NULL;
 		round = go;
 		sb_delay(&s, SB_U_DELAY);
 		sb.entered = sb_user(sb.pair);
-		__atomic_store_n(&sb.done, go, __ATOMIC_RELEASE);
+		__atomic_store_n(&sb_done.v, go, __ATOMIC_RELEASE);
 	}
 }
 
@@ -230,10 +240,10 @@ static int sb_round(uint32_t r, enum sb_pair pair, uint64_t *s)
 
 	sb_reset();
 	sb.pair = pair;
-	__atomic_store_n(&sb.go, r, __ATOMIC_RELEASE);
+	__atomic_store_n(&sb_go.v, r, __ATOMIC_RELEASE);
 	sb_delay(s, SB_K_DELAY);
 	saw = sb_kernel(pair);
-	while (__atomic_load_n(&sb.done, __ATOMIC_ACQUIRE) != r)
+	while (__atomic_load_n(&sb_done.v, __ATOMIC_ACQUIRE) != r)
 		;
 	return !saw && sb.entered == (pair == SB_STOP);
 }
@@ -269,7 +279,7 @@ static uint32_t sb_run(double secs, uint64_t *s, uint64_t lost[SB_PAIRS])
 		bad = sb_round(r, (enum sb_pair)(r % SB_PAIRS), s);
 		lost[r % SB_PAIRS] += bad;
 	}
-	__atomic_store_n(&sb.go, UINT32_MAX, __ATOMIC_RELEASE);
+	__atomic_store_n(&sb_go.v, UINT32_MAX, __ATOMIC_RELEASE);
 	return r - 1;
 }
 
