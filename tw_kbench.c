@@ -69,6 +69,10 @@ static unsigned int reps = 5;
 module_param(reps, uint, 0444);
 MODULE_PARM_DESC(reps, "runs of each operation; the best is reported (default 5)");
 
+static unsigned int profile;
+module_param(profile, uint, 0444);
+MODULE_PARM_DESC(profile, "extra rounds of ring starts and stops alone, for a profiler (default 0)");
+
 /* How far ahead the burst of the expiry run is due. */
 #define KB_BURST_AHEAD_NS	(50 * NSEC_PER_MSEC)
 
@@ -507,9 +511,24 @@ static void kb_ring_memory(void)
 	}
 }
 
+/* Ring starts and stops alone, @profile rounds, for perf to sample. */
+static void kb_profile(struct kb *kb)
+{
+	unsigned int rep;
+
+	for (rep = 0; rep < profile && !kb->err; rep++) {
+		kb->gen++;
+		kb_ring_apply(kb, TWHEEL_SQE_START, 0);
+		kb_ring_apply(kb, TWHEEL_SQE_STOP, 0);
+		cond_resched();
+	}
+}
+
 static void kb_run(struct kb *kb)
 {
 	unsigned int rep;
+
+	kb_profile(kb);
 
 	for (rep = 0; rep < reps && !kb->err; rep++) {
 		kb_one_by_one(kb);

@@ -12,7 +12,7 @@ set -euo pipefail
 flavour=${1:-normal}
 frags=("$TW_ROOT/scripts/configs/uml.config")
 case $flavour in
-normal) ;;
+normal) frags+=("$TW_ROOT/scripts/configs/uml-normal.config") ;;
 debug) frags+=("$TW_ROOT/scripts/configs/uml-debug.config") ;;
 *) tw_die "unknown UML flavour '$flavour'" ;;
 esac
