@@ -182,13 +182,24 @@ struct rb_timer {
 	uint16_t	gen;
 };
 
+/* How a round reads the clock and submits (enum rb_mode). */
+static bool rb_clock_each(enum rb_mode m)
+{
+	return m != RB_LOOP_BATCH;
+}
+
+/* Whether entry @i is the last before a submit. */
+static bool rb_submit_now(enum rb_mode m, uint32_t i)
+{
+	return m == RB_EACH || i % RB_BATCH == RB_BATCH - 1;
+}
+
 /*
- * One round on @sq: @n starts, then @n stops, each submitted alone and
- * each start with a clock read, as the in-process row does; or, @batch,
- * RB_BATCH entries a submit and the clock read once for them.
+ * One round on @sq: @n starts (each taking a slot), then @n stops (each
+ * giving it back), read and submitted as @mode says.
  */
 static int rb_round(struct timingwheel_sq *sq, struct rb_timer *t,
-		    uint32_t n, bool batch)
+		    uint32_t n, enum rb_mode mode)
 {
 	uint64_t now = bench_now_ns();
 	uint32_t i;
@@ -196,16 +207,16 @@ static int rb_round(struct timingwheel_sq *sq, struct rb_timer *t,
 	for (i = 0; i < n; i++) {
 		if (timingwheel_slot_get(sq, &t[i].slot, &t[i].gen))
 			return -1;
-		if (!batch)
+		if (rb_clock_each(mode))
 			now = bench_now_ns();
 		timingwheel_prep_start(rb_sqe(sq), t[i].slot, t[i].gen, i,
 				       now + RB_AHEAD_NS, 0, 0);
-		if ((!batch || i % RB_BATCH == RB_BATCH - 1) && timingwheel_submit(sq) < 0)
+		if (rb_submit_now(mode, i) && timingwheel_submit(sq) < 0)
 			return -1;
 	}
 	for (i = 0; i < n; i++) {
 		timingwheel_prep_stop(rb_sqe(sq), t[i].slot, t[i].gen, i, 0);
-		if ((!batch || i % RB_BATCH == RB_BATCH - 1) && timingwheel_submit(sq) < 0)
+		if (rb_submit_now(mode, i) && timingwheel_submit(sq) < 0)
 			return -1;
 		if (timingwheel_slot_put(sq->ring, t[i].slot))
 			return -1;
@@ -216,14 +227,14 @@ static int rb_round(struct timingwheel_sq *sq, struct rb_timer *t,
 /**
  * struct rb_thread - one thread's run on its own SQ
  * @sq:      its SQ
- * @batch:   RB_BATCH entries a submit
+ * @mode:    how it reads the clock and submits
  * @go:      the start line all threads wait at
  * @ns:      out: ns per pair, best of RB_REPS
  * @err:     out: nonzero if a call failed
  */
 struct rb_thread {
 	struct timingwheel_sq	*sq;
-	bool			batch;
+	enum rb_mode		mode;
 	pthread_barrier_t	*go;
 	double			ns;
 	int			err;
@@ -244,7 +255,7 @@ static void *rb_thread_run(void *arg)
 			pthread_barrier_wait(th->go);
 		t0 = bench_now_ns();
 		for (k = 0; k < RB_ROUNDS && !th->err; k++)
-			th->err = rb_round(th->sq, t, RB_ROUND, th->batch);
+			th->err = rb_round(th->sq, t, RB_ROUND, th->mode);
 		ns = (double)(bench_now_ns() - t0) / ((double)RB_ROUNDS * RB_ROUND);
 		if (th->ns < 0 || ns < th->ns)
 			th->ns = ns;
@@ -255,7 +266,7 @@ static void *rb_thread_run(void *arg)
 
 /* @nthreads threads, each on its own SQ; ns per pair per thread, worst. */
 static double rb_threads(struct timingwheel_ring *ring, unsigned int nthreads,
-			 bool batch, double *enters_per_pair)
+			 enum rb_mode mode, double *enters_per_pair)
 {
 	struct rb_thread th[RB_SQS];
 	pthread_t tid[RB_SQS];
@@ -267,7 +278,7 @@ static double rb_threads(struct timingwheel_ring *ring, unsigned int nthreads,
 	pthread_barrier_init(&go, NULL, nthreads);
 	for (i = 0; i < nthreads; i++) {
 		th[i] = (struct rb_thread) {
-			.sq = timingwheel_ring_sq(ring, i), .batch = batch,
+			.sq = timingwheel_ring_sq(ring, i), .mode = mode,
 			.go = nthreads > 1 ? &go : NULL,
 		};
 		if (pthread_create(&tid[i], NULL, rb_thread_run, &th[i]))
@@ -329,13 +340,17 @@ int ring_user_measure(struct ring_user *u)
 		fprintf(stderr, "bench-device: ring mock: %s\n", strerror(-ret));
 		return -1;
 	}
-	u->pair_ns = rb_threads(&ring, 1, false, &u->pair_enters);
-	u->batch_ns = rb_threads(&ring, 1, true, &u->batch_enters);
-	u->thread_ns[0] = u->batch_ns;
-	u->thread_enters[0] = u->batch_enters;
-	u->thread_ns[1] = rb_threads(&ring, 2, true, &u->thread_enters[1]);
+	enum rb_mode m;
+	int bad = 0;
+
+	for (m = 0; m < RB_MODES; m++) {
+		u->ns[m] = rb_threads(&ring, 1, m, &u->enters[m]);
+		bad |= u->ns[m] < 0;
+	}
+	u->thread_ns[0] = u->ns[RB_LOOP_BATCH];
+	u->thread_enters[0] = u->enters[RB_LOOP_BATCH];
+	u->thread_ns[1] = rb_threads(&ring, 2, RB_LOOP_BATCH, &u->thread_enters[1]);
 	u->read_ns = rb_read(&ring);
 	rb_exit(&ring);
-	return u->pair_ns < 0 || u->batch_ns < 0 || u->thread_ns[1] < 0 ||
-	       u->read_ns < 0 ? -1 : 0;
+	return bad || u->thread_ns[1] < 0 || u->read_ns < 0 ? -1 : 0;
 }

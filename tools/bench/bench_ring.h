@@ -10,22 +10,29 @@
 #include <stdint.h>
 
 /**
+ * enum rb_mode - how a pair is written
+ * @RB_EACH:       a clock read per start, a submit per entry: one timer
+ *                 an event-loop turn
+ * @RB_LOOP:       a clock read per start, as the in-process row, and a
+ *                 submit per 32 entries: an event loop's turn
+ * @RB_LOOP_BATCH: the clock read and a submit per 32 entries
+ * @RB_MODES:      their number
+ */
+enum rb_mode { RB_EACH, RB_LOOP, RB_LOOP_BATCH, RB_MODES };
+
+/**
  * struct ring_user - libtimingwheel's side of the rings, ns on this host
- * @pair_ns:       a start (with a clock read) and a stop, each submitted
- *                 alone, with the slot taken and given back: per pair
- * @pair_enters:   ENTERs per pair in that run
- * @batch_ns:      the same, the clock read and a submit per 32 entries
- * @batch_enters:  ENTERs per pair in that run
- * @thread_ns:     as @batch_ns, per thread, with 1 and 2 threads at once,
- *                 each on its own SQ (the slower thread's figure)
+ * @ns:            per mode, a start and a stop with the slot taken and
+ *                 given back: per pair
+ * @enters:        per mode, ENTERs per pair
+ * @thread_ns:     as @ns[RB_LOOP_BATCH], per thread, with 1 and 2 threads
+ *                 at once, each on its own SQ (the slower thread's figure)
  * @thread_enters: ENTERs per pair in those runs
  * @read_ns:       reading one expiry from the CQ, in batches of 64
  */
 struct ring_user {
-	double	pair_ns;
-	double	pair_enters;
-	double	batch_ns;
-	double	batch_enters;
+	double	ns[RB_MODES];
+	double	enters[RB_MODES];
 	double	thread_ns[2];
 	double	thread_enters[2];
 	double	read_ns;
