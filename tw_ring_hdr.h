@@ -46,11 +46,13 @@ static inline void tw_ring_hdr_announce(struct twheel_ring_hdr *h, __u32 *seq,
 					const struct tw_ring_news *news)
 {
 	WRITE_ONCE(h->seq, ++*seq);
+	/* The odd seq before the words: a reader's smp_rmb() pairs. */
 	smp_wmb();
 	WRITE_ONCE(h->armed_for, news->armed_for);
 	WRITE_ONCE(h->wheel_ns, news->wheel_ns);
 	WRITE_ONCE(h->flags, news->flags);
 	WRITE_ONCE(h->broken, news->broken);
+	/* The words before the even seq. */
 	smp_wmb();
 	WRITE_ONCE(h->seq, ++*seq);
 	/* Pairs with the fence after userspace's tail or head store. */
