@@ -31,18 +31,24 @@ else
 	status=1
 fi
 
-# The example in the ABI document must compile, warning-free, against the
-# uapi header: a reader copies it first.
-example=$TW_CACHE/run/uapi-example.c
-awk '/^\.\. code-block:: c$/ { on = 1; next }
-     on && /^[^ \t]/ && NF { exit }
-     on { sub(/^  /, ""); print }' "$TW_ROOT/Documentation/timingwheel/uapi.rst" >"$example"
-if gcc -Wall -Wextra -Werror -I"$TW_ROOT/include/uapi" -o "${example%.c}" "$example"; then
-	tw_log "the example of Documentation/timingwheel/uapi.rst compiles cleanly"
-else
-	tw_log "the example of Documentation/timingwheel/uapi.rst does not compile"
-	status=1
-fi
+# The examples in the ABI document, each a whole program, must compile,
+# warning-free, against the uapi header: a reader copies them first.
+example=$TW_CACHE/run/uapi-example
+rm -f "$example"-*.c
+awk -v out="$example" '/^\.\. code-block:: c$/ { on = 1; n++; next }
+     on && /^[^ \t]/ && NF { on = 0; next }
+     on { sub(/^  /, ""); print > (out "-" n ".c") }' \
+	"$TW_ROOT/Documentation/timingwheel/uapi.rst"
+examples=("$example"-*.c)
+for c in "${examples[@]}"; do
+	if [ -f "$c" ] && gcc -Wall -Wextra -Werror -I"$TW_ROOT/include/uapi" -o "${c%.c}" "$c"; then
+		tw_log "example $(basename "$c") of Documentation/timingwheel/uapi.rst compiles cleanly"
+	else
+		tw_log "example $(basename "$c") of Documentation/timingwheel/uapi.rst does not compile"
+		status=1
+	fi
+done
+[ ${#examples[@]} -ge 2 ] || { tw_log "uapi.rst: fewer than two examples found"; status=1; }
 
 # The documentation: Sphinx with the kernel's kernel-doc extension, warnings
 # as errors, so a kernel-doc:: directive naming nothing fails.
