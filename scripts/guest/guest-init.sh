@@ -48,7 +48,7 @@ echo 5 >/proc/sys/kernel/printk
 
 # run_fuzz BITS SUFFIX: both fuzzers as a BITS-bit process.
 run_fuzz() {
-	for f in ioctl model stress; do
+	for f in ioctl model stress ring; do
 		timeout $((fuzz * 3 + 120)) "$dir/bin/tw_fuzz$2" $f "${seed:-0}" "$fuzz" \
 			>/tmp/fuzz.log 2>&1
 		echo "TW-FUZZ-RC $1 $f rc=$?"

@@ -109,7 +109,7 @@ fi
 # The fuzzers, when the run was asked for them (TW_FUZZ_BITS="64 32"):
 # each must have run and found nothing; their counts go to the log.
 for bits in ${TW_FUZZ_BITS:-}; do
-	for f in ioctl model stress; do
+	for f in ioctl model stress ring; do
 		line=$(grep -m1 "^fuzz$bits: TW-FUZZ $f " "$log" || true)
 		if grep -q "^TW-FUZZ-RC $bits $f rc=0$" "$log" &&
 			[[ $line == *" failures=0" ]]; then

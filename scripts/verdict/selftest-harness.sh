@@ -164,7 +164,7 @@ expect_e2e fail "KASAN report" "$tmp/g-kasan.log"
 fuzzed() {
 	local f
 	guest 24 24
-	for f in ioctl model stress; do
+	for f in ioctl model stress ring; do
 		echo "TW-FUZZ-RC 64 $f rc=$2"
 		echo "fuzz64: TW-FUZZ $f seed=7 steps=1000 failures=$1"
 	done

@@ -12,6 +12,9 @@
  *                                threads, forks, kills in the middle of a
  *                                read and expiry storms of STORM timers on
  *                                one file (see fuzz_stress())
+ *   tw_fuzz ring SEED SECONDS    a random client of the rings, every event
+ *                                and result checked against a model of its
+ *                                slots (tw_fuzz_ring.h)
  *   tw_fuzz model SEED SECONDS   a random client (starts, stops, replace,
  *                                batches, periodic timers, reads of odd
  *                                sizes) whose every event is checked against
@@ -938,6 +941,8 @@ static int fuzz_model(unsigned int seconds)
 	return failures ? 1 : 0;
 }
 
+#include "tw_fuzz_ring.h"
+
 /*
  * Stress: many threads on one file, with no model of the whole but the
  * promises every event and every call must keep.  Four workers start,
@@ -1180,8 +1185,8 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 4 || (strcmp(argv[1], "ioctl") && strcmp(argv[1], "model") &&
-			 strcmp(argv[1], "stress"))) {
-		fprintf(stderr, "usage: tw_fuzz ioctl|model|stress SEED SECONDS [STORM]\n");
+			 strcmp(argv[1], "stress") && strcmp(argv[1], "ring"))) {
+		fprintf(stderr, "usage: tw_fuzz ioctl|model|stress|ring SEED SECONDS [STORM]\n");
 		return 2;
 	}
 	if (argc > 4)
@@ -1194,5 +1199,7 @@ int main(int argc, char **argv)
 	printf("# tw_fuzz %s seed=%llu seconds=%u\n", argv[1], seed, seconds);
 	if (!strcmp(argv[1], "stress"))
 		return fuzz_stress(seconds);
+	if (!strcmp(argv[1], "ring"))
+		return fuzz_ring_model(seconds);
 	return strcmp(argv[1], "ioctl") ? fuzz_model(seconds) : fuzz_ioctl(seconds);
 }
