@@ -91,18 +91,18 @@ static void rm_submit(struct rm *r)
 }
 
 /*
- * An entry to write.  While the SQ is full, read the CQ (results held for
- * its room keep the SQ full) and submit, which enters.
+ * Make room for an entry: while the SQ is full, read the CQ (results held
+ * for its room keep the SQ full) and submit, which enters.  Callers pick
+ * their slot after this, since a read may end a slot.
  */
-static struct twheel_sqe *rm_sqe(struct rm *r)
+static void rm_room(struct rm *r)
 {
-	struct twheel_sqe *e;
 	int tries;
 
 	for (tries = 0; tries < 10000; tries++) {
-		e = timingwheel_get_sqe(r->sq);
-		if (e)
-			return e;
+		if (r->sq->tail - __atomic_load_n(&r->sq->ctl->head, __ATOMIC_ACQUIRE) <=
+		    r->sq->mask)
+			return;
 		rm_read(r);
 		rm_submit(r);
 		if (tries > 100)
@@ -110,6 +110,18 @@ static struct twheel_sqe *rm_sqe(struct rm *r)
 	}
 	FAIL("ring: the SQ stayed full");
 	exit(1);
+}
+
+/* The entry rm_room() made room for. */
+static struct twheel_sqe *rm_sqe(struct rm *r)
+{
+	struct twheel_sqe *e = timingwheel_get_sqe(r->sq);
+
+	if (!e) {
+		FAIL("ring: no entry after room was made");
+		exit(1);
+	}
+	return e;
 }
 
 static void rm_expiry(struct rm *r, const struct twheel_cqe *e)
@@ -194,6 +206,7 @@ static void rm_start(struct rm *r)
 	uint32_t slot;
 	uint16_t gen;
 
+	rm_room(r);
 	if (timingwheel_slot_get(r->sq, &slot, &gen))
 		return;
 	s = &r->slot[slot];
@@ -220,6 +233,7 @@ static void rm_stop(struct rm *r)
 	unsigned int i, k = below(RM_SLOTS);
 	struct rm_slot *s;
 
+	rm_room(r);
 	for (i = 0; i < RM_SLOTS; i++) {
 		s = &r->slot[(k + i) % RM_SLOTS];
 		if (s->state != RM_ARMED)
