@@ -865,7 +865,9 @@ static int tw_start_timer(struct tw_client *c, const struct twheel_op *op,
 		if (t)
 			return tw_rearm(c, t, w);
 	}
-	if (c->nr_timers >= READ_ONCE(max_timers))
+	/* A ring file's slots count against max_timers too. */
+	if (c->nr_timers + (c->ring ? tw_ring_capacity(c->ring) : 0) >=
+	    READ_ONCE(max_timers))
 		return tw_lookup(c, op->id) ? -EEXIST : -ENOSPC;
 	if (!spares->nr)
 		return tw_lookup(c, op->id) ? -EEXIST : spares->err;
@@ -1553,13 +1555,17 @@ int tw_client_ring_setup(struct tw_client *c, struct twheel_ring_setup *p)
 		return -EOPNOTSUPP;
 	if (tw_client_ring(c))
 		return -EEXIST;
-	ret = tw_client_ring_charge(c, p);
-	if (ret)
-		return ret;
+	/* The cheap refusal first: nothing charged or allocated for it. */
 	spin_lock_bh(&c->lock);
 	clockid = c->clockid;
 	res = c->resolution;
+	ret = c->started ? -EBUSY : 0;
 	spin_unlock_bh(&c->lock);
+	if (ret)
+		return ret;
+	ret = tw_client_ring_charge(c, p);
+	if (ret)
+		return ret;
 	r = tw_ring_alloc(p, clockid, res, tw_timens_offset(clockid));
 	if (IS_ERR(r)) {
 		ret = PTR_ERR(r);

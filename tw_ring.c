@@ -509,6 +509,17 @@ static int tw_ring_region(const struct tw_ring *r, u64 off,
 }
 
 /**
+ * tw_ring_capacity - the rings' timer slots
+ * @r: the rings
+ *
+ * Return: the capacity set up; constant.
+ */
+u32 tw_ring_capacity(const struct tw_ring *r)
+{
+	return r->capacity;
+}
+
+/**
  * tw_ring_kaddr - the kernel's own mapping of one region, for tw_kbench.c
  * @r:   the rings
  * @off: the region's mmap() offset
@@ -554,7 +565,8 @@ int tw_ring_mmap(struct tw_ring *r, struct vm_area_struct *vma)
 	int ret;
 
 	ret = tw_ring_region(r, (u64)vma->vm_pgoff << PAGE_SHIFT, &first, &nr, &rw);
-	if (ret || !len || len > nr || !(vma->vm_flags & VM_SHARED))
+	/* A read-only file's MAP_SHARED mapping has VM_MAYSHARE alone. */
+	if (ret || !len || len > nr || !(vma->vm_flags & VM_MAYSHARE))
 		return -EINVAL;
 	if ((vma->vm_flags & VM_EXEC) || (!rw && (vma->vm_flags & VM_WRITE)))
 		return -EACCES;

@@ -22,6 +22,7 @@ struct tw_ring *tw_ring_alloc(struct twheel_ring_setup *p, clockid_t clockid,
 void tw_ring_free(struct tw_ring *r);
 int tw_ring_mmap(struct tw_ring *r, struct vm_area_struct *vma);
 u64 tw_ring_memory(const struct tw_ring *r);
+u32 tw_ring_capacity(const struct tw_ring *r);
 void *tw_ring_kaddr(struct tw_ring *r, u64 off);
 
 /* The client's lock held. */

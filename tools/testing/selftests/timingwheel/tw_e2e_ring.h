@@ -244,6 +244,12 @@ static void t_ring_setup_errors(struct __test_metadata *_metadata)
 	EXPECT_TRUE(p.timers == (p.memory + 63) / 64);
 	EXPECT_TRUE(info(fd).memory >= p.memory);
 	EXPECT_TRUE(ring_setup(fd, &p) == -EEXIST);
+	/* Its 100 slots count against max_timers, with its id timers. */
+	write_param(MAX_TIMERS_PARAM, 102);
+	EXPECT_TRUE(start(fd, 1, 60000 * MS, 0, 0) == 0);
+	EXPECT_TRUE(start(fd, 2, 60000 * MS, 0, 0) == 0);
+	EXPECT_TRUE(start(fd, 3, 60000 * MS, 0, 0) == -ENOSPC);
+	write_param(MAX_TIMERS_PARAM, old);
 	EXPECT_TRUE(set_config(fd, CLOCK_MONOTONIC, 0) == -EBUSY);
 	EXPECT_TRUE(tw_ioctl(fd, TWHEEL_IOC_RING_ENTER, (void *)1) == -EINVAL);
 	EXPECT_TRUE(ring_enter(fd) == 0);
@@ -276,6 +282,25 @@ static void t_ring_limit(struct __test_metadata *_metadata)
 	close(fd);
 }
 
+/* A file opened read-only maps the header; an SQ it cannot write. */
+static void t_ring_map_rdonly(struct __test_metadata *_metadata)
+{
+	struct twheel_ring_setup p = {
+		.capacity = 16, .nr_sq = 1, .sq_entries = 8, .cq_entries = 32,
+	};
+	const struct twheel_ring_hdr *h;
+	int fd = open(DEV, O_RDONLY | O_CLOEXEC);
+
+	EXPECT_TRUE(fd >= 0 && ring_setup(fd, &p) == 0);
+	h = ring_map(fd, TWHEEL_OFF_RING_HDR, p.hdr_bytes, PROT_READ);
+	EXPECT_TRUE(h && h->capacity == 16) TH_LOG("errno %d", errno);
+	EXPECT_TRUE(!ring_map(fd, TWHEEL_OFF_SQ(0), p.sq_bytes, PROT_READ | PROT_WRITE) &&
+		    errno == EACCES);
+	if (h)
+		munmap((void *)h, p.hdr_bytes);
+	close(fd);
+}
+
 static void t_ring_mmap_errors(struct __test_metadata *_metadata)
 {
 	struct tring r;
@@ -300,6 +325,7 @@ static void t_ring_mmap_errors(struct __test_metadata *_metadata)
 		    r.hdr->cq_entries == 32 && r.hdr->armed_for == UINT64_MAX &&
 		    r.hdr->resolution_ns == RES_NS);
 	tring_close(&r);
+	t_ring_map_rdonly(_metadata);
 }
 
 static void t_ring_start_expiry(struct __test_metadata *_metadata)
