@@ -21,3 +21,5 @@ twctl config boottime 100us start --slack 20ms 1 30ms \
 	watch 4 2000 sleep 20 read info
 echo "== a batch from stdin"
 printf 'start 10 5ms\nstart 11 10ms # a comment\nstop 10\n' | twctl batch - watch 1 1000
+echo "== shared-memory rings: 200 timers 1 ms apart, started with stores, not calls"
+twctl ring 200 info

@@ -396,6 +396,7 @@ static void print_features(uint64_t features)
 		{ TWHEEL_FEATURE_TIMENS, "timens" },
 		{ TWHEEL_FEATURE_BOOTTIME, "boottime" },
 		{ TWHEEL_FEATURE_MEMORY, "memory" },
+		{ TWHEEL_FEATURE_RINGS, "rings" },
 	};
 	const char *sep = "";
 	size_t i;
