@@ -2165,5 +2165,6 @@ TEST_F_TIMEOUT(tw, ring_stop_before_due_wins, 180)
 
 TEST_F_TIMEOUT(tw, ring_corrupt_broken, 180) { t_ring_corrupt_broken(_metadata); }
 TEST_F_TIMEOUT(tw, ring_close_while_mapped, 180) { t_ring_close_while_mapped(_metadata); }
+TEST_F_TIMEOUT(tw, ring_scribbler, 180) { t_ring_scribbler(_metadata); }
 
 TEST_HARNESS_MAIN

@@ -3,7 +3,8 @@
  * tw_e2e's tests of the shared-memory rings (rings.rst), on the raw ABI:
  * setup and mmap() errors, starts, stops and results through an SQ,
  * expiries through the CQ, a full CQ, corrupt indices, no system call in
- * the steady state, close and fork while mapped.  Included by tw_e2e.c,
+ * the steady state, close and fork while mapped, a thread scribbling the
+ * rings while the kernel drains them.  Included by tw_e2e.c,
  * whose helpers it uses.
  */
 #ifndef _TW_E2E_RING_H
@@ -559,6 +560,112 @@ static void t_ring_close_while_mapped(struct __test_metadata *_metadata)
 	munmap(r.hdr, r.p.hdr_bytes);
 	munmap(r.sq, r.p.sq_bytes);
 	munmap(r.cq, r.p.cq_bytes);
+}
+
+/**
+ * struct scribble - a thread writing over a ring file's shared memory
+ * @r:    the ring file
+ * @stop: set to end it
+ * @wild: set to write indices anywhere, not only where an honest
+ *        program could
+ * @rng:  its random state
+ * @n:    writes made
+ */
+struct scribble {
+	struct tring	*r;
+	int		stop;
+	int		wild;
+	uint64_t	rng;
+	uint64_t	n;
+};
+
+/*
+ * Entries of random words or random valid starts and stops, SQ tails and
+ * CQ heads within what an honest program could write, and once @wild,
+ * now and then anywhere.
+ */
+static void *scribbler(void *arg)
+{
+	struct scribble *s = arg;
+	struct tring *r = s->r;
+	uint32_t head, tail, wild;
+	uint64_t v, *w;
+
+	while (!__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) {
+		v = xorshift64s(&s->rng);
+		wild = v % 64 || !__atomic_load_n(&s->wild, __ATOMIC_RELAXED) ? 0 : v >> 32;
+		w = (uint64_t *)&r->sqes[(v >> 8) % r->p.sq_entries];
+		switch (v % 5) {
+		case 0:
+			w[(v >> 12) % 4] = xorshift64s(&s->rng);
+			break;
+		case 1:
+			r->sqes[(v >> 8) % r->p.sq_entries] = (struct twheel_sqe) {
+				.op = 1 + (v >> 20) % 2, .slot = (v >> 24) % 80,
+				.gen = (v >> 32) % 3, .when = now_ns() + (v >> 44) % (50 * MS),
+			};
+			break;
+		case 2:
+			/* An honest tail moves on, within the room it has. */
+			head = __atomic_load_n(&r->sq->head, __ATOMIC_ACQUIRE);
+			tail = r->sq->tail;
+			if (tail - head <= r->p.sq_entries)
+				tail += (v >> 40) % (r->p.sq_entries - (tail - head) + 1);
+			__atomic_store_n(&r->sq->tail, wild ? wild : tail, __ATOMIC_RELEASE);
+			break;
+		case 3:
+			/* An honest head moves on, up to the tail. */
+			tail = __atomic_load_n(&r->cq->tail, __ATOMIC_ACQUIRE);
+			head = r->cq->head;
+			if (tail - head <= r->p.cq_entries)
+				head += (v >> 40) % (tail - head + 1);
+			__atomic_store_n(&r->cq->head, wild ? wild : head, __ATOMIC_RELEASE);
+			break;
+		default:
+			usleep(10);
+		}
+		s->n++;
+	}
+	return NULL;
+}
+
+/* The kernel drains what a scribbler writes: no crash, only documented answers. */
+static void t_ring_scribbler(struct __test_metadata *_metadata)
+{
+	struct scribble s = { .rng = now_ns() | 1 };
+	uint64_t end = now_ns() + 1000 * MS;
+	struct twheel_event ev;
+	unsigned long calls = 0;
+	struct tring r;
+	pthread_t th;
+	int ret;
+
+	if (!ring_ok(_metadata, tring_open(&r, 64, 8, 16)))
+		return;
+	s.r = &r;
+	EXPECT_TRUE(pthread_create(&th, NULL, scribbler, &s) == 0);
+	while (now_ns() < end) {
+		struct pollfd p = { .fd = r.fd, .events = POLLIN };
+
+		if (now_ns() > end - 200 * MS)
+			__atomic_store_n(&s.wild, 1, __ATOMIC_RELAXED);
+
+		ret = ring_enter(r.fd);
+		EXPECT_TRUE(ret == 0 || ret == -EBUSY || ret == -EBADFD)
+			TH_LOG("RING_ENTER: %d", ret);
+		poll(&p, 1, 0);
+		calls++;
+	}
+	__atomic_store_n(&s.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(th, NULL);
+	TH_LOG("%llu writes, %lu calls, %llu posted, %llu errors, %s",
+	       (unsigned long long)s.n, calls, (unsigned long long)r.hdr->posted,
+	       (unsigned long long)r.hdr->errors,
+	       r.hdr->flags & TWHEEL_RING_BROKEN ? "broken" : "not broken");
+	/* Whatever the rings' state, the file's id timers work. */
+	EXPECT_TRUE(start(r.fd, 7, 10 * MS, 0, 0) == 0);
+	EXPECT_TRUE(read_events(r.fd, &ev, 1, 5000) == 1 && ev.id == 7);
+	tring_close(&r);
 }
 
 #endif /* _TW_E2E_RING_H */
