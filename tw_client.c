@@ -1559,7 +1559,7 @@ int tw_client_ring_setup(struct tw_client *c, struct twheel_ring_setup *p)
 	spin_lock_bh(&c->lock);
 	clockid = c->clockid;
 	res = c->resolution;
-	ret = c->started ? -EBUSY : 0;
+	ret = c->ring ? -EEXIST : c->started ? -EBUSY : 0;
 	spin_unlock_bh(&c->lock);
 	if (ret)
 		return ret;

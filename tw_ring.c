@@ -66,7 +66,8 @@
  * one CPU against libtimingwheel's timingwheel_submit() and
  * timingwheel_cq_advance() on another, millions of rounds, and counts the
  * rounds where both loads missed: none with the barriers, and some within
- * seconds when either barrier is taken out (scripts/mutations/device).
+ * a few thousand rounds when either barrier is taken out
+ * (scripts/mutations/device).
  */
 
 /**

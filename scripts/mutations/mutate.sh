@@ -13,8 +13,8 @@
 # "Suite: uml T1,T2" (the e2e suite under the UML debug kernel) or "Suite:
 # qemu KERNEL T1,T2" (in a QEMU guest of KERNEL, for what UML cannot show,
 # such as time namespaces), or "Suite: host ring-sb" (tools/testing/ring-sb
-# on this host's two CPUs, for a barrier taken out of the rings' protocol:
-# neither UML nor the one-CPU guests have a store buffer to race).  One of
+# on this host's two CPUs, x86-64, for a barrier taken out of the rings'
+# protocol: neither UML nor the one-CPU guests have a store buffer to race).  One of
 # the uml and qemu tests is a test the bug cannot fail,
 # so that the verdict can tell a caught bug from a run that never
 # happened; libtimingwheel's own tests always run.  Running only the

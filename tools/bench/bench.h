@@ -37,6 +37,18 @@ struct lat_run {
 
 uint64_t bench_now_ns(void);
 
+/*
+ * bench_threads(): @n threads, each running @fn(@args[i]) once per
+ * repetition, all starting together; the best repetition's time in ns,
+ * a repetition's being its slowest thread's; < 0 if a thread or a
+ * repetition failed (bench_inproc.c).
+ */
+#define BENCH_MAX_THREADS	4
+#define BENCH_MAX_REPS		8
+typedef int (*bench_rep_fn)(void *arg);
+double bench_threads(unsigned int n, unsigned int reps, bench_rep_fn fn,
+		     void *const args[]);
+
 /* The in-process wheel (bench_inproc.c); each returns < 0 on a failure. */
 double inproc_startstop_rate(uint32_t n, uint64_t ahead_ns, unsigned int reps);
 int inproc_lateness(struct lat_run *run, uint64_t res_ns);

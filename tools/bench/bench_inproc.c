@@ -240,24 +240,130 @@ double inproc_core_pair_ns(uint32_t n, unsigned int reps)
 	uint32_t i;
 
 	if (ip_init(&l, n, NSEC_PER_MSEC))
-		goto out;
+		goto fail;
 	for (r = 0; r < reps; r++) {
 		now = bench_now_ns() / l.res;
 		t0 = bench_now_ns();
 		for (i = 0; i < n; i++)
 			if (tw_start(l.wheel, &l.timers[i].t,
 				     now + 1000 + (i * 2654435761U) % 4096))
-				goto out;
+				goto fail;
 		for (i = 0; i < n; i++)
 			if (!tw_stop(l.wheel, &l.timers[i].t))
-				goto out;
+				goto fail;
 		ns = (double)(bench_now_ns() - t0) / n;
 		if (best < 0 || ns < best)
 			best = ns;
 	}
-out:
 	ip_destroy(&l);
 	return best;
+fail:
+	ip_destroy(&l);
+	return -1;
+}
+
+/**
+ * struct bt_run - the threads of one bench_threads() call
+ * @fn:    one repetition of one thread's work
+ * @args:  per thread, @fn's argument
+ * @n:     threads
+ * @reps:  repetitions
+ * @gate:  0 until every thread exists, then 1; -1 if one could not start
+ * @bar:   the start and the end line of every repetition
+ * @ns:    per thread and repetition, its time from the start line
+ * @err:   set if a repetition failed
+ */
+struct bt_run {
+	bench_rep_fn		fn;
+	void *const		*args;
+	unsigned int		n;
+	unsigned int		reps;
+	int			gate;
+	pthread_barrier_t	bar;
+	uint64_t		ns[BENCH_MAX_THREADS][BENCH_MAX_REPS];
+	int			err;
+};
+
+/**
+ * struct bt_thread - one thread of a bt_run
+ * @run: the run
+ * @i:   its index
+ */
+struct bt_thread {
+	struct bt_run	*run;
+	unsigned int	i;
+};
+
+static void *bt_main(void *arg)
+{
+	struct bt_thread *t = arg;
+	struct bt_run *run = t->run;
+	unsigned int r;
+	uint64_t t0;
+	int gate;
+
+	while (!(gate = __atomic_load_n(&run->gate, __ATOMIC_ACQUIRE)))
+		;
+	for (r = 0; gate > 0 && r < run->reps; r++) {
+		pthread_barrier_wait(&run->bar);
+		t0 = bench_now_ns();
+		/* A failed thread still meets the others at every line. */
+		if (!__atomic_load_n(&run->err, __ATOMIC_RELAXED) &&
+		    run->fn(run->args[t->i]))
+			__atomic_store_n(&run->err, 1, __ATOMIC_RELAXED);
+		run->ns[t->i][r] = bench_now_ns() - t0;
+		pthread_barrier_wait(&run->bar);
+	}
+	return NULL;
+}
+
+/* The best repetition's time, each repetition's the slowest thread's. */
+static double bt_best(const struct bt_run *run)
+{
+	uint64_t worst, best = 0;
+	unsigned int r, i;
+
+	for (r = 0; r < run->reps; r++) {
+		for (worst = 0, i = 0; i < run->n; i++)
+			if (run->ns[i][r] > worst)
+				worst = run->ns[i][r];
+		if (!best || worst < best)
+			best = worst;
+	}
+	return (double)best;
+}
+
+double bench_threads(unsigned int n, unsigned int reps, bench_rep_fn fn,
+		     void *const args[])
+{
+	struct bt_run *run = calloc(1, sizeof(*run));
+	struct bt_thread t[BENCH_MAX_THREADS];
+	pthread_t tid[BENCH_MAX_THREADS];
+	unsigned int i, started = 0;
+	double ns = -1;
+
+	if (!run || !n || n > BENCH_MAX_THREADS || !reps || reps > BENCH_MAX_REPS ||
+	    pthread_barrier_init(&run->bar, NULL, n)) {
+		free(run);
+		return -1;
+	}
+	run->fn = fn;
+	run->args = args;
+	run->n = n;
+	run->reps = reps;
+	for (i = 0; i < n; i++, started++) {
+		t[i] = (struct bt_thread) { .run = run, .i = i };
+		if (pthread_create(&tid[i], NULL, bt_main, &t[i]))
+			break;
+	}
+	__atomic_store_n(&run->gate, started == n ? 1 : -1, __ATOMIC_RELEASE);
+	for (i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	if (started == n && !run->err)
+		ns = bt_best(run);
+	pthread_barrier_destroy(&run->bar);
+	free(run);
+	return ns;
 }
 
 /* The wheel behind one mutex, shared by the threads of a run. */
@@ -269,29 +375,26 @@ out:
  * struct mx_shared - one wheel and its lock, as a runtime's timer driver
  * @lock:  taken per start and per stop
  * @wheel: the wheel; @lock
- * @go:    the start line of each repetition
  */
 struct mx_shared {
 	pthread_mutex_t		lock;
 	struct tw_wheel		wheel;
-	pthread_barrier_t	go;
 };
 
 /**
- * struct mx_thread - one thread's timers and result
+ * struct mx_thread - one thread's timers
  * @s:      what the threads share
  * @timers: MX_BATCH timers of its own
- * @ns:     out: ns per pair, best of MX_REPS; < 0 on a failure
  */
 struct mx_thread {
 	struct mx_shared	*s;
 	struct tw_timer		timers[MX_BATCH];
-	double			ns;
 };
 
 /* MX_PAIRS pairs: MX_BATCH starts (one clock read), then their stops. */
-static int mx_pairs(struct mx_thread *th)
+static int mx_pairs(void *arg)
 {
+	struct mx_thread *th = arg;
 	struct mx_shared *s = th->s;
 	uint64_t now;
 	uint32_t k, i;
@@ -310,63 +413,32 @@ static int mx_pairs(struct mx_thread *th)
 			pthread_mutex_unlock(&s->lock);
 		}
 	}
-	return bad;
-}
-
-static void *mx_run(void *arg)
-{
-	struct mx_thread *th = arg;
-	uint64_t t0;
-	double ns;
-	int r;
-
-	th->ns = -1;
-	for (r = 0; r < MX_REPS; r++) {
-		pthread_barrier_wait(&th->s->go);
-		t0 = bench_now_ns();
-		if (mx_pairs(th))
-			return NULL;
-		ns = (double)(bench_now_ns() - t0) / MX_PAIRS;
-		if (r == 0 || ns < th->ns)
-			th->ns = ns;
-	}
-	return NULL;
+	return bad ? -1 : 0;
 }
 
 double inproc_mutex_pair_ns(unsigned int threads)
 {
 	struct mx_shared *s = calloc(1, sizeof(*s));
-	struct mx_thread th[2];
-	pthread_t tid[2];
-	double worst = -1;
-	unsigned int i, k, started = 0;
+	struct mx_thread th[BENCH_MAX_THREADS];
+	void *args[BENCH_MAX_THREADS];
+	double ns = -1;
+	unsigned int i, k;
 
-	if (!s || threads > 2 ||
+	if (!s || !threads || threads > BENCH_MAX_THREADS ||
 	    tw_init(&s->wheel, NULL, 0, bench_now_ns() / NSEC_PER_MSEC))
 		goto out;
 	pthread_mutex_init(&s->lock, NULL);
-	pthread_barrier_init(&s->go, NULL, threads);
 	for (i = 0; i < threads; i++) {
 		th[i].s = s;
 		for (k = 0; k < MX_BATCH; k++)
 			tw_timer_init(&th[i].timers[k]);
-		if (pthread_create(&tid[i], NULL, mx_run, &th[i]))
-			break;
-		started++;
+		args[i] = &th[i];
 	}
-	for (i = 0; i < started; i++) {
-		pthread_join(tid[i], NULL);
-		if (th[i].ns > worst)
-			worst = th[i].ns;
-	}
-	for (i = 0; i < started; i++)
-		if (th[i].ns < 0)
-			worst = -1;
-	if (started < threads)
-		worst = -1;
-	pthread_barrier_destroy(&s->go);
+	ns = bench_threads(threads, MX_REPS, mx_pairs, args);
+	if (ns >= 0)
+		ns /= MX_PAIRS;
 	pthread_mutex_destroy(&s->lock);
 out:
 	free(s);
-	return worst;
+	return ns;
 }

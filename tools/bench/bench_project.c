@@ -84,6 +84,32 @@ struct ring_mem {
 static struct ring_mem mems[P_MEMS];
 static int nr_mems;
 
+/* Whether a KBENCH-MEM line of capacity @cap was read already. */
+static bool mem_seen(unsigned int cap)
+{
+	int i;
+
+	for (i = 0; i < nr_mems; i++)
+		if (mems[i].cap == cap)
+			return true;
+	return false;
+}
+
+/* The bytes per timer of the largest setup read, or NAN. */
+static double mem_largest(void)
+{
+	double per = NAN;
+	unsigned int cap = 0;
+	int i;
+
+	for (i = 0; i < nr_mems; i++)
+		if (mems[i].cap > cap) {
+			cap = mems[i].cap;
+			per = mems[i].per_timer;
+		}
+	return per;
+}
+
 /* Best ns per ioctl() on /dev/null, or NAN. */
 static double measure_ioctl(void)
 {
@@ -203,7 +229,11 @@ void host_measure(struct host_costs *h)
 	h->mutex_ns[1] = inproc_mutex_pair_ns(2);
 }
 
-/* Read the KBENCH lines of @path into @k (NAN: absent); 0 if all came. */
+/*
+ * Read the KBENCH lines of @path into @k (NAN: absent), the first of each
+ * op; 0 if the six of the ioctls came.  KBENCH-MEM lines into mems[], one
+ * per capacity.
+ */
 static int kbench_read(const char *path, double k[K_OPS])
 {
 	char line[256], op[32];
@@ -224,7 +254,7 @@ static int kbench_read(const char *path, double k[K_OPS])
 		if (nr_mems < P_MEMS && pt &&
 		    sscanf(line, "KBENCH-MEM capacity=%u nr_sq=%u sq_entries=%u cq_entries=%u",
 			   &m->cap, &m->nr_sq, &m->sq, &m->cq) == 4 &&
-		    sscanf(pt, " per_timer=%lf", &m->per_timer) == 1)
+		    sscanf(pt, " per_timer=%lf", &m->per_timer) == 1 && !mem_seen(m->cap))
 			nr_mems++;
 		if (sscanf(line, "KBENCH %31s ns_per_op=%lf", op, &ns) != 2)
 			continue;
@@ -235,7 +265,21 @@ static int kbench_read(const char *path, double k[K_OPS])
 			}
 	}
 	fclose(f);
-	return have == K_OPS ? 0 : -1;
+	for (i = 0; i < K_RSTART; i++)
+		if (isnan(k[i]))
+			return -1;
+	return 0;
+}
+
+/* Whether the ring lines came too (a file of an older run has none). */
+static bool kbench_rings(const double k[K_OPS])
+{
+	int i;
+
+	for (i = K_RSTART; i < K_OPS; i++)
+		if (isnan(k[i]))
+			return false;
+	return true;
 }
 
 static void print_host(const struct host_costs *h)
@@ -355,14 +399,16 @@ static void ring_project(const struct host_costs *h, const double k[K_OPS],
 
 static void ring_formula(void)
 {
-	printf("\nthe rings, per start+stop pair, total CPU (user side measured on this\n");
+	printf("\nthe rings, per start+stop pair, CPU ns (user side measured on this\n");
 	printf("host with libtimingwheel over rings in memory, bench_ring.c; kernel side\n");
 	printf("from the UML lines ring_start, ring_stop, ring_enter, ring_expire):\n");
 	printf("  pair     = user pair + k_ring_start + k_ring_stop + ENTERs/pair * enter\n");
 	printf("  enter    = ioctl + k_ring_enter\n");
 	printf("  expiry   = k_ring_expire + user read of one CQ entry\n");
-	printf("  T threads, per thread = max(user pair_T + k_pair + ENTERs/pair * enter,\n");
-	printf("             T * k_pair): the kernel's work is serialised by the client's lock\n");
+	printf("  T threads, per thread, a floor = max(user pair_T + k_pair + ENTERs/pair\n");
+	printf("             * enter, T * k_pair): the kernel's work is serialised by the\n");
+	printf("             client's lock, and k_pair was measured with the entries in\n");
+	printf("             the applying CPU's cache, which another thread's are not\n");
 }
 
 static void ring_row(const char *what, double user, double kern, double enters,
@@ -403,15 +449,17 @@ static void ring_threads(const struct host_costs *h, const struct ring_proj *r)
 {
 	unsigned int t;
 
-	printf("\n  threads arming and cancelling on one file, each through its own SQ,\n");
-	printf("  against one wheel behind one mutex (the lock per start and per stop)\n");
+	printf("\n  threads arming and cancelling on one file, each through its own SQ\n");
+	printf("  (projected, a floor), against one wheel behind one mutex, the lock per\n");
+	printf("  start and per stop (measured); wall ns per pair per thread, each\n");
+	printf("  repetition's slowest thread, the best repetition\n");
 	printf("  %-8s | %14s | %14s | %14s | %14s | %6s\n", "threads",
 	       "ring ns/pair", "ring pairs/s", "mutex ns/pair", "mutex pairs/s", "ratio");
 	for (t = 0; t < 2; t++)
 		printf("  %-8u | %14.1f | %14.0f | %14.1f | %14.0f | %6.2f\n", t + 1,
 		       r->thread[t], 1e9 / r->thread[t], h->mutex_ns[t],
 		       1e9 / h->mutex_ns[t], h->mutex_ns[t] / r->thread[t]);
-	printf("  (per thread, the slower thread's; ring user side on %u host threads)\n", 2);
+	printf("  (the rings' user side measured on as many host threads)\n");
 }
 
 static void ring_memory(void)
@@ -435,7 +483,7 @@ static void ring_targets(const struct host_costs *h, const struct ring_proj *r)
 {
 	double sys = h->ring.enters[RB_LOOP] / 2, tfd = h->arm_ns + h->disarm_ns;
 	double pair = r->pair[RB_LOOP];
-	double mem = nr_mems ? mems[nr_mems - 1].per_timer : NAN;
+	double mem = mem_largest();
 
 	printf("\n  targets of the rings (printed, not judged by any test; the pair:\n");
 	printf("  a clock read per start, as the in-process row, a submit per 32):\n");
@@ -501,5 +549,9 @@ void project_print(const char *kbench_path, const struct host_costs *h)
 	proj_row("expiry to userspace vs delivery", p[K_EXPIRE], h->deliver_ns);
 	print_targets(h, p);
 	print_assumptions();
-	ring_print(h, k, p);
+	if (kbench_rings(k))
+		ring_print(h, k, p);
+	else
+		printf("\nno ring_* KBENCH lines in %s: the rings are not projected\n",
+		       kbench_path);
 }

@@ -8,15 +8,17 @@
  * sizes the regions as the module does, mmap() gives anonymous memory, and
  * TWHEEL_IOC_RING_ENTER "consumes" by moving every SQ head to its tail under
  * one mutex, as the module's ENTER takes the client's lock.  Every other
- * file goes to the real calls.  The header says the hrtimer is armed for
- * time 1, before every due time: the steady state, in which a start later
- * than armed_for needs no ENTER, and the library enters only when an SQ is
- * full.  What the module does with the entries is the kernel side,
- * measured apart (tw_kbench.c's ring_* lines) and added in the projection.
+ * file goes to the real calls.  While timers are armed the header says the
+ * hrtimer is armed for time 1, before every due time, and a start later
+ * than armed_for needs no ENTER; when an ENTER leaves none armed (it
+ * counts the starts and stops it applies) the header says ~0, idle, as the
+ * module's does, and the next submit with entries enters.  What the module
+ * does with the entries is the kernel side, measured apart (tw_kbench.c's
+ * ring_* lines) and added in the projection.
  *
  * Counted, not assumed: the ENTERs the library makes (ring->enters).  A
- * real kernel also consumes at every hrtimer callback, so the count here
- * is an upper bound for the steady state.
+ * real kernel also consumes at every hrtimer callback, which here would
+ * only spare ENTERs of a full SQ.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -54,14 +56,29 @@
  * @fd:    the file the mock answers for (-1: none)
  * @hdr:   the header region, once mapped
  * @sq:    each SQ region's control block, once mapped
+ * @mask:  entries per SQ, less one
+ * @armed: starts less stops applied: the slots armed; @lock
  * @lock:  what ENTER holds, as the module holds the client's lock
  */
 static struct rb_mock {
 	int			fd;
 	struct twheel_ring_hdr	*hdr;
 	struct twheel_ring_ctl	*sq[RB_SQS];
+	uint32_t		mask;
+	int64_t			armed;
 	pthread_mutex_t		lock;
 } mock = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* The header's armed_for, under its seq, as the module writes it. */
+static void mock_armed_for(uint64_t t)
+{
+	struct twheel_ring_hdr *h = mock.hdr;
+
+	__atomic_store_n(&h->seq, h->seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&h->armed_for, t, __ATOMIC_RELAXED);
+	__atomic_store_n(&h->seq, h->seq + 1, __ATOMIC_RELEASE);
+}
 
 static int mock_setup(struct twheel_ring_setup *p)
 {
@@ -72,10 +89,23 @@ static int mock_setup(struct twheel_ring_setup *p)
 		      p->sq_entries * sizeof(struct twheel_sqe);
 	p->cq_bytes = sizeof(struct twheel_ring_ctl) +
 		      p->cq_entries * sizeof(struct twheel_cqe);
+	mock.mask = p->sq_entries - 1;
+	mock.armed = 0;
 	return 0;
 }
 
-/* ENTER: every SQ applied up to its tail. */
+/* Apply SQ @ctl up to its tail: count its starts and stops. */
+static void mock_apply(struct twheel_ring_ctl *ctl)
+{
+	const struct twheel_sqe *e = (const struct twheel_sqe *)(ctl + 1);
+	uint32_t head = ctl->head, tail = __atomic_load_n(&ctl->tail, __ATOMIC_ACQUIRE);
+
+	for (; head != tail; head++)
+		mock.armed += e[head & mock.mask].op == TWHEEL_SQE_START ? 1 : -1;
+	__atomic_store_n(&ctl->head, tail, __ATOMIC_RELEASE);
+}
+
+/* ENTER: every SQ applied; the hrtimer idle once nothing is armed. */
 static int mock_enter(void)
 {
 	unsigned int i;
@@ -83,9 +113,8 @@ static int mock_enter(void)
 	pthread_mutex_lock(&mock.lock);
 	for (i = 0; i < RB_SQS; i++)
 		if (mock.sq[i])
-			__atomic_store_n(&mock.sq[i]->head,
-					 __atomic_load_n(&mock.sq[i]->tail, __ATOMIC_ACQUIRE),
-					 __ATOMIC_RELEASE);
+			mock_apply(mock.sq[i]);
+	mock_armed_for(mock.armed ? 1 : UINT64_MAX);
 	pthread_mutex_unlock(&mock.lock);
 	return 0;
 }
@@ -121,8 +150,8 @@ void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, long off)
 		return m;
 	if ((uint64_t)off == TWHEEL_OFF_RING_HDR) {
 		mock.hdr = m;
-		/* The hrtimer is armed, for a time before every due time. */
-		mock.hdr->armed_for = 1;
+		/* Nothing armed: the hrtimer idle. */
+		mock.hdr->armed_for = UINT64_MAX;
 	}
 	for (i = 0; i < RB_SQS; i++)
 		if ((uint64_t)off == TWHEEL_OFF_SQ(i))
@@ -226,75 +255,47 @@ static int rb_round(struct timingwheel_sq *sq, struct rb_timer *t,
 
 /**
  * struct rb_thread - one thread's run on its own SQ
- * @sq:      its SQ
- * @mode:    how it reads the clock and submits
- * @go:      the start line all threads wait at
- * @ns:      out: ns per pair, best of RB_REPS
- * @err:     out: nonzero if a call failed
+ * @sq:   its SQ
+ * @mode: how it reads the clock and submits
+ * @t:    its timers
  */
 struct rb_thread {
 	struct timingwheel_sq	*sq;
 	enum rb_mode		mode;
-	pthread_barrier_t	*go;
-	double			ns;
-	int			err;
+	struct rb_timer		t[RB_ROUND];
 };
 
-static void *rb_thread_run(void *arg)
+/* One repetition of one thread: RB_ROUNDS rounds. */
+static int rb_thread_rep(void *arg)
 {
 	struct rb_thread *th = arg;
-	struct rb_timer *t = calloc(RB_ROUND, sizeof(*t));
-	uint64_t t0;
-	double ns;
-	int rep, k;
+	int k;
 
-	th->ns = -1;
-	th->err = !t;
-	for (rep = 0; rep < RB_REPS && !th->err; rep++) {
-		if (th->go)
-			pthread_barrier_wait(th->go);
-		t0 = bench_now_ns();
-		for (k = 0; k < RB_ROUNDS && !th->err; k++)
-			th->err = rb_round(th->sq, t, RB_ROUND, th->mode);
-		ns = (double)(bench_now_ns() - t0) / ((double)RB_ROUNDS * RB_ROUND);
-		if (th->ns < 0 || ns < th->ns)
-			th->ns = ns;
-	}
-	free(t);
-	return NULL;
+	for (k = 0; k < RB_ROUNDS; k++)
+		if (rb_round(th->sq, th->t, RB_ROUND, th->mode))
+			return -1;
+	return 0;
 }
 
-/* @nthreads threads, each on its own SQ; ns per pair per thread, worst. */
+/* @nthreads threads, each on its own SQ; ns per pair per thread. */
 static double rb_threads(struct timingwheel_ring *ring, unsigned int nthreads,
 			 enum rb_mode mode, double *enters_per_pair)
 {
-	struct rb_thread th[RB_SQS];
-	pthread_t tid[RB_SQS];
-	pthread_barrier_t go;
+	static struct rb_thread th[RB_SQS];
+	void *args[RB_SQS];
 	uint64_t enters = ring->enters;
-	double worst = 0;
 	unsigned int i;
+	double ns;
 
-	pthread_barrier_init(&go, NULL, nthreads);
 	for (i = 0; i < nthreads; i++) {
-		th[i] = (struct rb_thread) {
-			.sq = timingwheel_ring_sq(ring, i), .mode = mode,
-			.go = nthreads > 1 ? &go : NULL,
-		};
-		if (pthread_create(&tid[i], NULL, rb_thread_run, &th[i]))
-			return -1;
+		th[i].sq = timingwheel_ring_sq(ring, i);
+		th[i].mode = mode;
+		args[i] = &th[i];
 	}
-	for (i = 0; i < nthreads; i++) {
-		pthread_join(tid[i], NULL);
-		if (th[i].err || th[i].ns < 0)
-			worst = -1;
-		else if (worst >= 0 && th[i].ns > worst)
-			worst = th[i].ns;
-	}
-	pthread_barrier_destroy(&go);
+	ns = bench_threads(nthreads, RB_REPS, rb_thread_rep, args);
 	*enters_per_pair = (double)(ring->enters - enters) /
 			   ((double)nthreads * RB_REPS * RB_ROUNDS * RB_ROUND);
-	return worst;
+	return ns < 0 ? -1 : ns / ((double)RB_ROUNDS * RB_ROUND);
 }
 
 /* The CQ consumer: RB_CQ_ENTRIES events posted, then read; ns per event. */

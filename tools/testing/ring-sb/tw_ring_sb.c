@@ -56,9 +56,13 @@
 /* armed_for while armed, and the due time a stop races the wheel for. */
 #define SB_ARMED	1000000ULL
 #define SB_DUE		5000000ULL
-/* Spins of delay before each side's part: the kernel's side starts first. */
-#define SB_K_DELAY	256
-#define SB_U_DELAY	64
+/*
+ * Each round starts at a time both threads wait for, this many clock
+ * ticks after the kernel's thread sets it, then each side waits a random
+ * few more, so that their parts overlap within a store buffer's drain.
+ */
+#define SB_LEAD		2000
+#define SB_JITTER	64
 
 enum sb_pair { SB_IDLE, SB_FLUSH, SB_STOP, SB_PAIRS };
 
@@ -118,14 +122,15 @@ static struct sb {
  * @pad: the rest of the line
  */
 struct sb_line {
-	uint32_t	v;
-	char		pad[60];
+	uint64_t	v;
+	char		pad[56];
 };
 
-/* The round both threads start (the kernel's thread writes it), and the
- * round the user's thread finished.
+/*
+ * The round both threads start, and when (the kernel's thread writes
+ * both), and the round the user's thread finished.
  */
-static struct sb_line sb_go, sb_done;
+static struct sb_line sb_go, sb_at, sb_done;
 
 /* xorshift64: the delays, replayable from the seed. */
 static uint64_t sb_rand(uint64_t *s)
@@ -136,10 +141,13 @@ static uint64_t sb_rand(uint64_t *s)
 	return *s;
 }
 
-static void sb_delay(uint64_t *s, unsigned int max)
+/* Wait for the round's start, then a random few spins more. */
+static void sb_delay(uint64_t *s, uint64_t at)
 {
-	unsigned int i, n = sb_rand(s) % max;
+	unsigned int i, n = sb_rand(s) % SB_JITTER;
 
+	while (sb_tick() < at)
+		barrier();
 	for (i = 0; i < n; i++)
 		barrier();
 }
@@ -218,16 +226,15 @@ static int sb_user(enum sb_pair pair)
 
 static void *sb_user_thread(void *arg)
 {
-	uint64_t s = *(uint64_t *)arg, round = 0;
-	uint32_t go;
+	uint64_t s = *(uint64_t *)arg, round = 0, go;
 
 	for (;;) {
 		while ((go = __atomic_load_n(&sb_go.v, __ATOMIC_ACQUIRE)) == round)
 			;
-		if (go == UINT32_MAX)
+		if (go == UINT64_MAX)
 			return NULL;
 		round = go;
-		sb_delay(&s, SB_U_DELAY);
+		sb_delay(&s, __atomic_load_n(&sb_at.v, __ATOMIC_RELAXED));
 		sb.entered = sb_user(sb.pair);
 		__atomic_store_n(&sb_done.v, go, __ATOMIC_RELEASE);
 	}
@@ -236,12 +243,14 @@ static void *sb_user_thread(void *arg)
 /* One round, from the kernel's thread; 1 if it was lost. */
 static int sb_round(uint32_t r, enum sb_pair pair, uint64_t *s)
 {
+	uint64_t at = sb_tick() + SB_LEAD;
 	int saw;
 
 	sb_reset();
 	sb.pair = pair;
+	__atomic_store_n(&sb_at.v, at, __ATOMIC_RELAXED);
 	__atomic_store_n(&sb_go.v, r, __ATOMIC_RELEASE);
-	sb_delay(s, SB_K_DELAY);
+	sb_delay(s, at);
 	saw = sb_kernel(pair);
 	while (__atomic_load_n(&sb_done.v, __ATOMIC_ACQUIRE) != r)
 		;
@@ -279,7 +288,7 @@ static uint32_t sb_run(double secs, uint64_t *s, uint64_t lost[SB_PAIRS])
 		bad = sb_round(r, (enum sb_pair)(r % SB_PAIRS), s);
 		lost[r % SB_PAIRS] += bad;
 	}
-	__atomic_store_n(&sb_go.v, UINT32_MAX, __ATOMIC_RELEASE);
+	__atomic_store_n(&sb_go.v, UINT64_MAX, __ATOMIC_RELEASE);
 	return r - 1;
 }
 

@@ -233,6 +233,11 @@ static void t_ring_setup_errors(struct __test_metadata *_metadata)
 	EXPECT_TRUE(start(fd2, 1, 60000 * MS, 0, 0) == 0);
 	p = ok;
 	EXPECT_TRUE(ring_setup(fd2, &p) == -EBUSY);
+	/* Refused before anything is charged: EBUSY, not the limit's ENOSPC. */
+	write_param(MAX_TIMERS_PARAM, 99);
+	p = ok;
+	EXPECT_TRUE(ring_setup(fd2, &p) == -EBUSY);
+	write_param(MAX_TIMERS_PARAM, old);
 
 	p = ok;
 	EXPECT_TRUE(ring_setup(fd, &p) == 0);
@@ -290,15 +295,20 @@ static void t_ring_map_rdonly(struct __test_metadata *_metadata)
 		.capacity = 16, .nr_sq = 1, .sq_entries = 8, .cq_entries = 32,
 	};
 	const struct twheel_ring_hdr *h;
+	struct twheel_ring_ctl *cq;
 	int fd = open(DEV, O_RDONLY | O_CLOEXEC);
 
 	EXPECT_TRUE(fd >= 0 && ring_setup(fd, &p) == 0);
 	h = ring_map(fd, TWHEEL_OFF_RING_HDR, p.hdr_bytes, PROT_READ);
 	EXPECT_TRUE(h && h->capacity == 16) TH_LOG("errno %d", errno);
+	cq = ring_map(fd, TWHEEL_OFF_CQ, p.cq_bytes, PROT_READ);
+	EXPECT_TRUE(cq && cq->head == 0) TH_LOG("errno %d", errno);
 	EXPECT_TRUE(!ring_map(fd, TWHEEL_OFF_SQ(0), p.sq_bytes, PROT_READ | PROT_WRITE) &&
 		    errno == EACCES);
 	if (h)
 		munmap((void *)h, p.hdr_bytes);
+	if (cq)
+		munmap(cq, p.cq_bytes);
 	close(fd);
 }
 
@@ -653,6 +663,10 @@ static void t_ring_scribbler(struct __test_metadata *_metadata)
 		ret = ring_enter(r.fd);
 		EXPECT_TRUE(ret == 0 || ret == -EBUSY || ret == -EBADFD)
 			TH_LOG("RING_ENTER: %d", ret);
+		/* Honest indices never break the rings, whatever the entries say. */
+		if (!s.wild)
+			EXPECT_TRUE(ret != -EBADFD && !(r.hdr->flags & TWHEEL_RING_BROKEN))
+				TH_LOG("broken by honest indices: %#x", r.hdr->broken);
 		poll(&p, 1, 0);
 		calls++;
 	}
