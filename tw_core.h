@@ -61,7 +61,6 @@ struct tw_timer {
  * @pending_map: per level, bit s is set iff slot s of that level is non-empty
  * @overdue:     timers started at or before @now; they fire on the next advance
  * @expired:     timers collected for firing that a budget held back
- * @nr_pending:  timers started and neither fired nor stopped
  * @nr_fired:    timers handed to the expiry callback, ever
  * @nr_cascades: timers placed again when their slot came round, ever: moved
  *               to a lower level, or anywhere if tw_modify() pushed them later
@@ -75,6 +74,12 @@ struct tw_timer {
  * @reach:       every tick less than this far ahead of @now is in range,
  *               wherever @now is (2^total_bits - 2^shift[top]); farther
  *               ones need tw_max_expiry()
+ * @nr_pending:  timers started and neither fired nor stopped.  Like
+ *               @nr_fired, exact between calls: tw_advance() counts the
+ *               timers of one tick off once it has fired them all.  Kept
+ *               away from @nr_fired, which it is updated with, so that
+ *               compilers do not pair the two in one wide access (see
+ *               tw_fire_list())
  * @level_of_bits: for a distance of n significant bits, the lowest level
  *               whose window can reach it (see tw_level_for())
  * @slots:       TW_LEVEL_SLOTS list heads per level, level after level
@@ -84,11 +89,11 @@ struct tw_wheel {
 	u64			pending_map[TW_MAX_LEVELS];
 	struct hlist_head	overdue;
 	struct hlist_head	expired;
-	u64			nr_pending;
 	u64			nr_fired;
 	u64			nr_cascades;
 	u64			near;
 	u64			reach;
+	u64			nr_pending;
 	bool			collecting;
 	u8			nr_levels;
 	u8			bits[TW_MAX_LEVELS];
@@ -155,8 +160,10 @@ static inline int tw_start(struct tw_wheel *wheel, struct tw_timer *timer,
 {
 	unsigned int idx = tw_slot0(wheel, expires);
 
-	if (tw_timer_pending(timer) || expires <= wheel->now ||
-	    expires - wheel->now >= wheel->near || expires >= TW_MAX_TICK)
+	/* In (now, now + near): one unsigned comparison, now + 1 the origin. */
+	if (tw_timer_pending(timer) ||
+	    expires - wheel->now - 1 >= wheel->near - 1 ||
+	    expires >= TW_MAX_TICK)
 		return __tw_start(wheel, timer, expires);
 	timer->expires = expires;
 	hlist_add_head(&timer->entry, &wheel->slots[idx]);
@@ -339,19 +346,19 @@ static __always_inline u64 tw_fire_list(struct tw_wheel *w, u64 budget,
 		if (n->next)
 			n->next->pprev = &w->expired.first;
 		INIT_HLIST_NODE(n);
-		w->nr_pending--;
 		fired++;
 		fn(hlist_entry(n, struct tw_timer, entry), data);
 	}
 	/*
-	 * Counted apart: the callback's own starts change nr_pending, and
-	 * updating the two together made compilers pair them in one wide
-	 * load that a narrow store just before cannot forward to.
+	 * Counted off once, not per timer.  The two counters sit apart in
+	 * struct tw_wheel: next to each other, compilers paired them in one
+	 * wide load that the callback's narrow store to nr_pending, just
+	 * before, cannot forward to.
 	 */
+	w->nr_pending -= fired;
 	w->nr_fired += fired;
 	return fired;
 }
-
 
 /*
  * tw_fire_list() without a budget, for tw_advance()'s inline case: one
@@ -368,10 +375,10 @@ static __always_inline u64 tw_fire_all(struct tw_wheel *w, tw_expire_fn fn,
 		if (n->next)
 			n->next->pprev = &w->expired.first;
 		INIT_HLIST_NODE(n);
-		w->nr_pending--;
 		fired++;
 		fn(hlist_entry(n, struct tw_timer, entry), data);
 	}
+	w->nr_pending -= fired;
 	w->nr_fired += fired;
 	return fired;
 }
