@@ -284,6 +284,22 @@ static inline u64 tw_now(const struct tw_wheel *wheel)
 }
 
 /*
+ * The tick of level 0's first occupied slot after now's, up to the end of
+ * its round; 0, which is never after now, if there is none.  Written once
+ * for tw_next_event() and tw_advance(), so that a compiler that inlines
+ * both, one after the other as an event loop calls them, can compute it
+ * once.
+ */
+static __always_inline u64 tw_next0(const struct tw_wheel *w)
+{
+	unsigned int idx = tw_slot0(w, w->now);
+	/* Bit k set for the occupied slots k after now's. */
+	u64 ahead = w->pending_map[0] & (~1ULL << idx);
+
+	return ahead ? w->now - idx + __ffs64(ahead) : 0;
+}
+
+/*
  * The next tick after now at which a slot becomes current, or TW_NO_EVENT
  * if none does by @limit, first trying the common case here: level 0 has
  * work later in its current round.  Every level above has work only at its
@@ -293,14 +309,10 @@ static inline u64 tw_now(const struct tw_wheel *wheel)
 static __always_inline u64 tw_next_slot_event(const struct tw_wheel *w,
 					      u64 limit)
 {
-	unsigned int idx = tw_slot0(w, w->now);
-	/* Level 0's occupied slots after now's, up to the end of its round. */
-	u64 ahead = w->pending_map[0] & ~((BIT_ULL(idx) << 1) - 1);
-	u64 next;
+	u64 next = tw_next0(w);
 
-	if (!ahead)
+	if (!next)
 		return __tw_next_event(w, limit);
-	next = w->now - idx + __ffs64(ahead);
 	return next <= limit ? next : TW_NO_EVENT;
 }
 
@@ -440,30 +452,25 @@ static __always_inline unsigned int
 tw_advance(struct tw_wheel *wheel, u64 target, unsigned int budget,
 	   tw_expire_fn fn, void *data)
 {
-	u64 mask = wheel->near - 1, round = wheel->now & ~mask, fired = 0;
-	u64 win, map;
-	unsigned int idx, last;
+	u64 mask = wheel->near - 1, fired = 0, next;
+	unsigned int idx;
 
 	if (budget != TW_NO_BUDGET || tw_has_due(wheel) ||
-	    target <= wheel->now || target - round > mask)
+	    target <= wheel->now || target - (wheel->now & ~mask) > mask)
 		return __tw_advance(wheel, target, budget, fn, data);
-	last = target - round;
-	/* Level 0's slots after now's, up to @target's. */
-	win = (BIT_ULL(last) << 1) - (BIT_ULL(wheel->now & mask) << 1);
-	while ((map = wheel->pending_map[0] & win)) {
-		idx = __ffs64(map);
-		wheel->now = round + idx;
+	/*
+	 * Level 0's occupied slots up to @target's, in order.  A callback
+	 * may start timers for the ticks after now's up to @target's, which
+	 * the next look finds; the slots before now's hold the next round.
+	 */
+	while ((next = tw_next0(wheel)) && next <= target) {
+		idx = tw_slot0(wheel, next);
+		wheel->now = next;
 		wheel->pending_map[0] &= ~BIT_ULL(idx);
 		tw_take_slot(wheel, idx);
 		fired += tw_fire_all(wheel, fn, data);
-		if (idx == last)
+		if (next == target)
 			break;
-		/*
-		 * A callback may have started timers for the ticks after
-		 * now's up to @target's; slots at or before now's hold the
-		 * next round.
-		 */
-		win &= ~1ULL << idx;
 	}
 	wheel->now = target;
 	return fired < UINT_MAX ? fired : UINT_MAX;
