@@ -152,7 +152,13 @@ private:
 	TimerWheel &operator=(const TimerWheel &other) = delete;
 	friend TimerEventInterface;
 
-	static void fire(struct tw_timer *t, void *data)
+	/*
+	 * noexcept: an exception out of execute() would leave tw_advance()
+	 * in the middle of a tick, with no way to finish it; it terminates
+	 * here instead.  The compiler then keeps nothing for unwinding
+	 * around each callback.
+	 */
+	static void fire(struct tw_timer *t, void *data) noexcept
 	{
 		TimerEventInterface::of(t)->execute();
 	}
