@@ -69,8 +69,9 @@ struct tw_timer {
  * @nr_levels:   levels in use
  * @bits:        log2 of the number of slots of each level
  * @shift:       log2 of the ticks one slot of each level spans
- * @near:        ticks level 0 spans (2^bits[0]): a timer due less than this
- *               far ahead of @now goes to level 0, one due farther above it
+ * @near_mask:   the ticks level 0 spans, 2^bits[0], less one: a timer due at
+ *               most this far ahead of @now goes to level 0, one due farther
+ *               above it; the mask of a tick's level-0 slot
  * @reach:       every tick less than this far ahead of @now is in range,
  *               wherever @now is (2^total_bits - 2^shift[top]); farther
  *               ones need tw_max_expiry()
@@ -91,7 +92,7 @@ struct tw_wheel {
 	struct hlist_head	expired;
 	u64			nr_fired;
 	u64			nr_cascades;
-	u64			near;
+	u64			near_mask;
 	u64			reach;
 	u64			nr_pending;
 	bool			collecting;
@@ -137,7 +138,7 @@ static inline bool tw_timer_pending(const struct tw_timer *timer)
 /* Level 0's slot of tick @t: level 0 has one tick per slot. */
 static inline unsigned int tw_slot0(const struct tw_wheel *w, u64 t)
 {
-	return t & (w->near - 1);
+	return t & w->near_mask;
 }
 
 /**
@@ -148,7 +149,7 @@ static inline unsigned int tw_slot0(const struct tw_wheel *w, u64 t)
  *
  * A timer due at or before the current tick fires on the next tw_advance().
  *
- * The most common start, a timer due less than @near ticks ahead, goes to
+ * The most common start, a timer due at most @near_mask ticks ahead, goes to
  * its level-0 slot here, inline, with no level to look up and no call;
  * every other case is __tw_start().
  *
@@ -160,9 +161,9 @@ static inline int tw_start(struct tw_wheel *wheel, struct tw_timer *timer,
 {
 	unsigned int idx = tw_slot0(wheel, expires);
 
-	/* In (now, now + near): one unsigned comparison, now + 1 the origin. */
+	/* In (now, now + near_mask]: one comparison, now + 1 the origin. */
 	if (tw_timer_pending(timer) ||
-	    expires - wheel->now - 1 >= wheel->near - 1 ||
+	    expires - wheel->now - 1 >= wheel->near_mask ||
 	    expires >= TW_MAX_TICK)
 		return __tw_start(wheel, timer, expires);
 	timer->expires = expires;
@@ -187,9 +188,9 @@ static inline int tw_start(struct tw_wheel *wheel, struct tw_timer *timer,
  * tw_start().  Not while the caller uses @timer->link.
  *
  * That common case is checked here, inline, so that a re-arm costs the
- * caller a few instructions and no call: the timer is pending, due at
- * least @near ticks ahead (so above level 0), pushed no earlier, and the
- * new tick within @reach.  A timer not pending goes straight to
+ * caller a few instructions and no call: the timer is pending, due more
+ * than @near_mask ticks ahead (so above level 0), pushed no earlier, and
+ * the new tick within @reach.  A timer not pending goes straight to
  * tw_start(); everything else, edge cases of the same rule included, is
  * __tw_modify().
  *
@@ -202,7 +203,7 @@ static inline int tw_modify(struct tw_wheel *wheel, struct tw_timer *timer,
 	if (!tw_timer_pending(timer))
 		return tw_start(wheel, timer, expires);
 	if (expires >= timer->expires &&
-	    timer->expires >= wheel->now + wheel->near &&
+	    timer->expires > wheel->now + wheel->near_mask &&
 	    expires - wheel->now < wheel->reach && expires < TW_MAX_TICK) {
 		timer->expires = expires;
 		return 0;
@@ -452,7 +453,7 @@ static __always_inline unsigned int
 tw_advance(struct tw_wheel *wheel, u64 target, unsigned int budget,
 	   tw_expire_fn fn, void *data)
 {
-	u64 mask = wheel->near - 1, fired = 0, next;
+	u64 mask = wheel->near_mask, fired = 0, next;
 	unsigned int idx;
 
 	if (budget != TW_NO_BUDGET || tw_has_due(wheel) ||
