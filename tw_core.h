@@ -453,18 +453,22 @@ static __always_inline unsigned int
 tw_advance(struct tw_wheel *wheel, u64 target, unsigned int budget,
 	   tw_expire_fn fn, void *data)
 {
-	u64 mask = wheel->near_mask, fired = 0, next;
+	u64 fired = 0, next;
 	unsigned int idx;
 
+	/* @target in now's round of level 0: no bit above the mask differs. */
 	if (budget != TW_NO_BUDGET || tw_has_due(wheel) ||
-	    target <= wheel->now || target - (wheel->now & ~mask) > mask)
+	    target <= wheel->now || (target ^ wheel->now) > wheel->near_mask)
 		return __tw_advance(wheel, target, budget, fn, data);
 	/*
 	 * Level 0's occupied slots up to @target's, in order.  A callback
 	 * may start timers for the ticks after now's up to @target's, which
 	 * the next look finds; the slots before now's hold the next round.
+	 * The first look is the one tw_next_event() has just made, if the
+	 * caller asked.
 	 */
-	while ((next = tw_next0(wheel)) && next <= target) {
+	next = tw_next0(wheel);
+	while (next && next <= target) {
 		idx = tw_slot0(wheel, next);
 		wheel->now = next;
 		wheel->pending_map[0] &= ~BIT_ULL(idx);
@@ -472,6 +476,7 @@ tw_advance(struct tw_wheel *wheel, u64 target, unsigned int budget,
 		fired += tw_fire_all(wheel, fn, data);
 		if (next == target)
 			break;
+		next = tw_next0(wheel);
 	}
 	wheel->now = target;
 	return fired < UINT_MAX ? fired : UINT_MAX;
