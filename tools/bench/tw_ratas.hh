@@ -214,11 +214,14 @@ void TimerWheel::schedule_in_range(TimerEventInterface *event, Tick start,
 
 Tick TimerWheel::ticks_to_next_event(Tick max, int level)
 {
-	Tick now = tw_now(&w_);
-	Tick next = tw_next_event(&w_, max < TW_MAX_TICK - now ? now + max :
-					TW_MAX_TICK - 1);
+	Tick now = tw_now(&w_), limit;
+	Tick next;
 
 	(void)level;
+	/* Any limit will do: no event is past the end of time. */
+	if (__builtin_add_overflow(now, max, &limit))
+		limit = TW_NO_EVENT;
+	next = tw_next_event(&w_, limit);
 	return next == TW_NO_EVENT ? max : next - now;
 }
 
