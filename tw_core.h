@@ -136,7 +136,7 @@ static inline bool tw_timer_pending(const struct tw_timer *timer)
 }
 
 /* Level 0's slot of tick @t: level 0 has one tick per slot. */
-static inline unsigned int tw_slot0(const struct tw_wheel *w, u64 t)
+static inline unsigned long tw_slot0(const struct tw_wheel *w, u64 t)
 {
 	return t & w->near_mask;
 }
@@ -159,7 +159,7 @@ static inline unsigned int tw_slot0(const struct tw_wheel *w, u64 t)
 static inline int tw_start(struct tw_wheel *wheel, struct tw_timer *timer,
 			   u64 expires)
 {
-	unsigned int idx = tw_slot0(wheel, expires);
+	unsigned long idx = tw_slot0(wheel, expires);
 
 	/* In (now, now + near_mask]: one comparison, now + 1 the origin. */
 	if (tw_timer_pending(timer) ||
@@ -293,7 +293,7 @@ static inline u64 tw_now(const struct tw_wheel *wheel)
  */
 static __always_inline u64 tw_next0(const struct tw_wheel *w)
 {
-	unsigned int idx = tw_slot0(w, w->now);
+	unsigned long idx = tw_slot0(w, w->now);
 	/* Bit k set for the occupied slots k after now's. */
 	u64 ahead = w->pending_map[0] & (~1ULL << idx);
 
@@ -400,7 +400,7 @@ static __always_inline u64 tw_fire_all(struct tw_wheel *w, tw_expire_fn fn,
  * Move level 0's slot @idx, which its occupancy bit says is not empty, to
  * the empty expired list: hlist_move_list() without its test.
  */
-static __always_inline void tw_take_slot(struct tw_wheel *w, unsigned int idx)
+static __always_inline void tw_take_slot(struct tw_wheel *w, unsigned long idx)
 {
 	struct hlist_node *first = w->slots[idx].first;
 
@@ -454,7 +454,7 @@ tw_advance(struct tw_wheel *wheel, u64 target, unsigned int budget,
 	   tw_expire_fn fn, void *data)
 {
 	u64 fired = 0, next;
-	unsigned int idx;
+	unsigned long idx;
 
 	/* @target in now's round of level 0: no bit above the mask differs. */
 	if (budget != TW_NO_BUDGET || tw_has_due(wheel) ||
