@@ -203,8 +203,19 @@ void TimerWheel::schedule(TimerEventInterface *event, Tick delta)
 void TimerWheel::schedule_in_range(TimerEventInterface *event, Tick start,
 				   Tick end)
 {
-	Tick now = tw_now(&w_);
+	Tick now = tw_now(&w_), d = event->node_.expires - now;
 
+	/*
+	 * tw_modify_range()'s own first test, a pending timer already due in
+	 * the range is left alone, taken here in ticks from now as Ratas
+	 * gives the range: the checks on @start and @end, the same on every
+	 * call, are then made once for a caller's calls in a row.  A timer
+	 * on the overdue list due before now is, the difference wrapping,
+	 * at least 2^63 ticks "ahead", past any @end allowed: it fails the
+	 * test as it fails tw_modify_range()'s.
+	 */
+	if (end < TW_MAX_TICK && event->active() && d >= start && d <= end)
+		return;
 	if (!event->active())
 		event->wheel_ = this;
 	if (end >= TW_MAX_TICK ||
