@@ -340,6 +340,19 @@ static inline u64 tw_next_event(const struct tw_wheel *wheel, u64 limit)
 }
 
 /*
+ * Unlink @n, the first timer of the expired list, before its callback:
+ * hlist_del_init() of a node that has no predecessor.
+ */
+static __always_inline void tw_unlink_expired(struct tw_wheel *w,
+					      struct hlist_node *n)
+{
+	w->expired.first = n->next;
+	if (n->next)
+		n->next->pprev = &w->expired.first;
+	INIT_HLIST_NODE(n);
+}
+
+/*
  * Hand the expired timers to @fn, at most @budget of them, and return how
  * many it fired.  Each is unlinked before @fn sees it, from the head of the
  * list, so the callback may stop any other timer, one still waiting on the
@@ -354,11 +367,7 @@ static __always_inline u64 tw_fire_list(struct tw_wheel *w, u64 budget,
 	while ((n = w->expired.first)) {
 		if (fired == budget)
 			break;
-		/* hlist_del_init() of the first node, which has no predecessor. */
-		w->expired.first = n->next;
-		if (n->next)
-			n->next->pprev = &w->expired.first;
-		INIT_HLIST_NODE(n);
+		tw_unlink_expired(w, n);
 		fired++;
 		fn(hlist_entry(n, struct tw_timer, entry), data);
 	}
@@ -384,10 +393,7 @@ static __always_inline u64 tw_fire_all(struct tw_wheel *w, tw_expire_fn fn,
 	u64 fired = 0;
 
 	while ((n = w->expired.first)) {
-		w->expired.first = n->next;
-		if (n->next)
-			n->next->pprev = &w->expired.first;
-		INIT_HLIST_NODE(n);
+		tw_unlink_expired(w, n);
 		fired++;
 		fn(hlist_entry(n, struct tw_timer, entry), data);
 	}
