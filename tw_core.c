@@ -150,7 +150,10 @@
  * TW_MAX_TICK.  tw_advance() with no budget, nothing waiting and a target
  * in level 0's current round fires level 0's slots inline, in its own loop,
  * where the compiler may inline the callback as well, Ratas' advance();
- * __tw_advance() does everything else.
+ * __tw_advance() does everything else.  That loop finds each slot as
+ * tw_next_event() does, takes a slot's list whole, and counts the timers
+ * it fired off nr_pending once per tick, not once per timer; each of these
+ * has a planted bug as well.
  */
 
 /**

@@ -284,12 +284,16 @@ static inline u64 tw_now(const struct tw_wheel *wheel)
 	return wheel->now;
 }
 
-/*
- * The tick of level 0's first occupied slot after now's, up to the end of
- * its round; 0, which is never after now, if there is none.  Written once
- * for tw_next_event() and tw_advance(), so that a compiler that inlines
- * both, one after the other as an event loop calls them, can compute it
- * once.
+/**
+ * tw_next0 - level 0's next occupied slot in now's round
+ * @w: the wheel
+ *
+ * Written once for tw_next_event() and tw_advance(), so that a compiler
+ * that inlines both, one after the other as an event loop calls them, may
+ * compute it once.
+ *
+ * Return: the tick of level 0's first occupied slot after now's, up to the
+ * end of its round; 0, which is never after now, if there is none.
  */
 static __always_inline u64 tw_next0(const struct tw_wheel *w)
 {
@@ -339,8 +343,12 @@ static inline u64 tw_next_event(const struct tw_wheel *wheel, u64 limit)
 	return tw_next_slot_event(wheel, limit);
 }
 
-/*
- * Unlink @n, the first timer of the expired list, before its callback:
+/**
+ * tw_unlink_expired - unlink the expired list's first timer before its
+ *                     callback
+ * @w: the wheel
+ * @n: the first node of @w->expired
+ *
  * hlist_del_init() of a node that has no predecessor.
  */
 static __always_inline void tw_unlink_expired(struct tw_wheel *w,
@@ -382,9 +390,15 @@ static __always_inline u64 tw_fire_list(struct tw_wheel *w, u64 budget,
 	return fired;
 }
 
-/*
- * tw_fire_list() without a budget, for tw_advance()'s inline case: one
- * test per timer fewer.
+/**
+ * tw_fire_all - tw_fire_list() without a budget
+ * @w:    the wheel
+ * @fn:   called for each expired timer, already unlinked
+ * @data: passed to @fn
+ *
+ * For tw_advance()'s inline case: one test per timer fewer.
+ *
+ * Return: the number of timers fired.
  */
 static __always_inline u64 tw_fire_all(struct tw_wheel *w, tw_expire_fn fn,
 				       void *data)
@@ -402,9 +416,12 @@ static __always_inline u64 tw_fire_all(struct tw_wheel *w, tw_expire_fn fn,
 	return fired;
 }
 
-/*
- * Move level 0's slot @idx, which its occupancy bit says is not empty, to
- * the empty expired list: hlist_move_list() without its test.
+/**
+ * tw_take_slot - move a slot of level 0 to the expired list
+ * @w:   the wheel, its expired list empty
+ * @idx: the slot, which its occupancy bit says is not empty
+ *
+ * hlist_move_list() without its test.
  */
 static __always_inline void tw_take_slot(struct tw_wheel *w, unsigned long idx)
 {
@@ -448,10 +465,12 @@ unsigned int __tw_advance(struct tw_wheel *wheel, u64 target,
  * advance() is: no budget, nothing waiting (tw_has_due() false) and
  * @target in the round of level 0 that now is in, so that no slot above
  * level 0 can come round.  Then level 0's occupied slots in (now, @target]
- * fire in order, each tick's timers as tw_fire_list() hands them out, and
- * the call, the checks of the general case and the callback's indirection
- * are saved (the compiler may inline @fn).  Everything else is
- * __tw_advance().
+ * fire in order, each found as tw_next_event() finds it (tw_next0()), each
+ * tick's timers moved to the expired list in one step and handed out as
+ * tw_fire_list() does, without its budget test (tw_fire_all()); the loop
+ * stops at @target's slot without another look.  The call, the checks of
+ * the general case and the callback's indirection are saved (the compiler
+ * may inline @fn).  Everything else is __tw_advance().
  *
  * Return: the number of timers fired (saturated at UINT_MAX).
  */
