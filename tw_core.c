@@ -134,12 +134,12 @@
  * DOC: Inline fast paths
  *
  * The calls a busy event loop makes most are decided in tw_core.h, inline in
- * the caller, as Ratas' header is: tw_modify() of a pending timer at least
- * &tw_wheel.near ticks ahead (so above level 0), pushed no earlier and within
- * &tw_wheel.reach is the single store; tw_start() of a timer due in (now, now
- * + near), the most common start, links it into its level-0 slot with no
- * level to look up; tw_modify() of a timer that is not pending is
- * tw_start(); and tw_modify_range() of a timer already due in the range
+ * the caller, as Ratas' header is: tw_modify() of a pending timer more than
+ * &tw_wheel.near_mask ticks ahead (so above level 0), pushed no earlier and
+ * within &tw_wheel.reach is the single store; tw_start() of a timer due in
+ * (now, now + near_mask], the most common start, links it into its level-0
+ * slot with no level to look up; tw_modify() of a timer that is not pending
+ * is tw_start(); and tw_modify_range() of a timer already due in the range
  * returns without a call.  Everything else is __tw_start(), __tw_modify()
  * and __tw_modify_range() here, which apply the whole rule, edge cases
  * included (a tick at or before now, a tick past reach that is still below
@@ -150,7 +150,10 @@
  * TW_MAX_TICK.  tw_advance() with no budget, nothing waiting and a target
  * in level 0's current round fires level 0's slots inline, in its own loop,
  * where the compiler may inline the callback as well, Ratas' advance();
- * __tw_advance() does everything else.
+ * __tw_advance() does everything else.  That loop finds each slot as
+ * tw_next_event() does, takes a slot's list whole, and counts the timers
+ * it fired off nr_pending once per tick, not once per timer; each of these
+ * has a planted bug as well.
  */
 
 /**
@@ -295,7 +298,7 @@ int tw_init(struct tw_wheel *wheel, const u8 *level_bits,
 	}
 
 	wheel->nr_levels = nr_levels;
-	wheel->near = (u64)1 << wheel->bits[0];
+	wheel->near_mask = ((u64)1 << wheel->bits[0]) - 1;
 	wheel->reach = ((u64)1 << shift) - ((u64)1 << wheel->shift[nr_levels - 1]);
 	wheel->now = now;
 	wheel->nr_pending = 0;

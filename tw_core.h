@@ -61,7 +61,6 @@ struct tw_timer {
  * @pending_map: per level, bit s is set iff slot s of that level is non-empty
  * @overdue:     timers started at or before @now; they fire on the next advance
  * @expired:     timers collected for firing that a budget held back
- * @nr_pending:  timers started and neither fired nor stopped
  * @nr_fired:    timers handed to the expiry callback, ever
  * @nr_cascades: timers placed again when their slot came round, ever: moved
  *               to a lower level, or anywhere if tw_modify() pushed them later
@@ -70,11 +69,18 @@ struct tw_timer {
  * @nr_levels:   levels in use
  * @bits:        log2 of the number of slots of each level
  * @shift:       log2 of the ticks one slot of each level spans
- * @near:        ticks level 0 spans (2^bits[0]): a timer due less than this
- *               far ahead of @now goes to level 0, one due farther above it
+ * @near_mask:   the ticks level 0 spans, 2^bits[0], less one: a timer due at
+ *               most this far ahead of @now goes to level 0, one due farther
+ *               above it; the mask of a tick's level-0 slot
  * @reach:       every tick less than this far ahead of @now is in range,
  *               wherever @now is (2^total_bits - 2^shift[top]); farther
  *               ones need tw_max_expiry()
+ * @nr_pending:  timers started and neither fired nor stopped.  Like
+ *               @nr_fired, exact between calls: tw_advance() counts the
+ *               timers of one tick off once it has fired them all.  Kept
+ *               away from @nr_fired, which it is updated with, so that
+ *               compilers do not pair the two in one wide access (see
+ *               tw_fire_list())
  * @level_of_bits: for a distance of n significant bits, the lowest level
  *               whose window can reach it (see tw_level_for())
  * @slots:       TW_LEVEL_SLOTS list heads per level, level after level
@@ -84,11 +90,11 @@ struct tw_wheel {
 	u64			pending_map[TW_MAX_LEVELS];
 	struct hlist_head	overdue;
 	struct hlist_head	expired;
-	u64			nr_pending;
 	u64			nr_fired;
 	u64			nr_cascades;
-	u64			near;
+	u64			near_mask;
 	u64			reach;
+	u64			nr_pending;
 	bool			collecting;
 	u8			nr_levels;
 	u8			bits[TW_MAX_LEVELS];
@@ -130,9 +136,9 @@ static inline bool tw_timer_pending(const struct tw_timer *timer)
 }
 
 /* Level 0's slot of tick @t: level 0 has one tick per slot. */
-static inline unsigned int tw_slot0(const struct tw_wheel *w, u64 t)
+static inline unsigned long tw_slot0(const struct tw_wheel *w, u64 t)
 {
-	return t & (w->near - 1);
+	return t & w->near_mask;
 }
 
 /**
@@ -143,7 +149,7 @@ static inline unsigned int tw_slot0(const struct tw_wheel *w, u64 t)
  *
  * A timer due at or before the current tick fires on the next tw_advance().
  *
- * The most common start, a timer due less than @near ticks ahead, goes to
+ * The most common start, a timer due at most @near_mask ticks ahead, goes to
  * its level-0 slot here, inline, with no level to look up and no call;
  * every other case is __tw_start().
  *
@@ -153,10 +159,12 @@ static inline unsigned int tw_slot0(const struct tw_wheel *w, u64 t)
 static inline int tw_start(struct tw_wheel *wheel, struct tw_timer *timer,
 			   u64 expires)
 {
-	unsigned int idx = tw_slot0(wheel, expires);
+	unsigned long idx = tw_slot0(wheel, expires);
 
-	if (tw_timer_pending(timer) || expires <= wheel->now ||
-	    expires - wheel->now >= wheel->near || expires >= TW_MAX_TICK)
+	/* In (now, now + near_mask]: one comparison, now + 1 the origin. */
+	if (tw_timer_pending(timer) ||
+	    expires - wheel->now - 1 >= wheel->near_mask ||
+	    expires >= TW_MAX_TICK)
 		return __tw_start(wheel, timer, expires);
 	timer->expires = expires;
 	hlist_add_head(&timer->entry, &wheel->slots[idx]);
@@ -180,9 +188,9 @@ static inline int tw_start(struct tw_wheel *wheel, struct tw_timer *timer,
  * tw_start().  Not while the caller uses @timer->link.
  *
  * That common case is checked here, inline, so that a re-arm costs the
- * caller a few instructions and no call: the timer is pending, due at
- * least @near ticks ahead (so above level 0), pushed no earlier, and the
- * new tick within @reach.  A timer not pending goes straight to
+ * caller a few instructions and no call: the timer is pending, due more
+ * than @near_mask ticks ahead (so above level 0), pushed no earlier, and
+ * the new tick within @reach.  A timer not pending goes straight to
  * tw_start(); everything else, edge cases of the same rule included, is
  * __tw_modify().
  *
@@ -195,7 +203,7 @@ static inline int tw_modify(struct tw_wheel *wheel, struct tw_timer *timer,
 	if (!tw_timer_pending(timer))
 		return tw_start(wheel, timer, expires);
 	if (expires >= timer->expires &&
-	    timer->expires >= wheel->now + wheel->near &&
+	    timer->expires > wheel->now + wheel->near_mask &&
 	    expires - wheel->now < wheel->reach && expires < TW_MAX_TICK) {
 		timer->expires = expires;
 		return 0;
@@ -276,6 +284,26 @@ static inline u64 tw_now(const struct tw_wheel *wheel)
 	return wheel->now;
 }
 
+/**
+ * tw_next0 - level 0's next occupied slot in now's round
+ * @w: the wheel
+ *
+ * Written once for tw_next_event() and tw_advance(), so that a compiler
+ * that inlines both, one after the other as an event loop calls them, may
+ * compute it once.
+ *
+ * Return: the tick of level 0's first occupied slot after now's, up to the
+ * end of its round; 0, which is never after now, if there is none.
+ */
+static __always_inline u64 tw_next0(const struct tw_wheel *w)
+{
+	unsigned long idx = tw_slot0(w, w->now);
+	/* Bit k set for the occupied slots k after now's. */
+	u64 ahead = w->pending_map[0] & (~1ULL << idx);
+
+	return ahead ? w->now - idx + __ffs64(ahead) : 0;
+}
+
 /*
  * The next tick after now at which a slot becomes current, or TW_NO_EVENT
  * if none does by @limit, first trying the common case here: level 0 has
@@ -286,14 +314,10 @@ static inline u64 tw_now(const struct tw_wheel *wheel)
 static __always_inline u64 tw_next_slot_event(const struct tw_wheel *w,
 					      u64 limit)
 {
-	unsigned int idx = tw_slot0(w, w->now);
-	/* Level 0's occupied slots after now's, up to the end of its round. */
-	u64 ahead = w->pending_map[0] & ~((BIT_ULL(idx) << 1) - 1);
-	u64 next;
+	u64 next = tw_next0(w);
 
-	if (!ahead)
+	if (!next)
 		return __tw_next_event(w, limit);
-	next = w->now - idx + __ffs64(ahead);
 	return next <= limit ? next : TW_NO_EVENT;
 }
 
@@ -319,6 +343,23 @@ static inline u64 tw_next_event(const struct tw_wheel *wheel, u64 limit)
 	return tw_next_slot_event(wheel, limit);
 }
 
+/**
+ * tw_unlink_expired - unlink the expired list's first timer before its
+ *                     callback
+ * @w: the wheel
+ * @n: the first node of @w->expired
+ *
+ * hlist_del_init() of a node that has no predecessor.
+ */
+static __always_inline void tw_unlink_expired(struct tw_wheel *w,
+					      struct hlist_node *n)
+{
+	w->expired.first = n->next;
+	if (n->next)
+		n->next->pprev = &w->expired.first;
+	INIT_HLIST_NODE(n);
+}
+
 /*
  * Hand the expired timers to @fn, at most @budget of them, and return how
  * many it fired.  Each is unlinked before @fn sees it, from the head of the
@@ -334,22 +375,61 @@ static __always_inline u64 tw_fire_list(struct tw_wheel *w, u64 budget,
 	while ((n = w->expired.first)) {
 		if (fired == budget)
 			break;
-		/* hlist_del_init() of the first node, which has no predecessor. */
-		w->expired.first = n->next;
-		if (n->next)
-			n->next->pprev = &w->expired.first;
-		INIT_HLIST_NODE(n);
-		w->nr_pending--;
+		tw_unlink_expired(w, n);
 		fired++;
 		fn(hlist_entry(n, struct tw_timer, entry), data);
 	}
 	/*
-	 * Counted apart: the callback's own starts change nr_pending, and
-	 * updating the two together made compilers pair them in one wide
-	 * load that a narrow store just before cannot forward to.
+	 * Counted off once, not per timer.  The two counters sit apart in
+	 * struct tw_wheel: next to each other, compilers paired them in one
+	 * wide load that the callback's narrow store to nr_pending, just
+	 * before, cannot forward to.
 	 */
+	w->nr_pending -= fired;
 	w->nr_fired += fired;
 	return fired;
+}
+
+/**
+ * tw_fire_all - tw_fire_list() without a budget
+ * @w:    the wheel
+ * @fn:   called for each expired timer, already unlinked
+ * @data: passed to @fn
+ *
+ * For tw_advance()'s inline case: one test per timer fewer.
+ *
+ * Return: the number of timers fired.
+ */
+static __always_inline u64 tw_fire_all(struct tw_wheel *w, tw_expire_fn fn,
+				       void *data)
+{
+	struct hlist_node *n;
+	u64 fired = 0;
+
+	while ((n = w->expired.first)) {
+		tw_unlink_expired(w, n);
+		fired++;
+		fn(hlist_entry(n, struct tw_timer, entry), data);
+	}
+	w->nr_pending -= fired;
+	w->nr_fired += fired;
+	return fired;
+}
+
+/**
+ * tw_take_slot - move a slot of level 0 to the expired list
+ * @w:   the wheel, its expired list empty
+ * @idx: the slot, which its occupancy bit says is not empty
+ *
+ * hlist_move_list() without its test.
+ */
+static __always_inline void tw_take_slot(struct tw_wheel *w, unsigned long idx)
+{
+	struct hlist_node *first = w->slots[idx].first;
+
+	w->expired.first = first;
+	first->pprev = &w->expired.first;
+	w->slots[idx].first = NULL;
 }
 
 unsigned int __tw_advance(struct tw_wheel *wheel, u64 target,
@@ -385,10 +465,12 @@ unsigned int __tw_advance(struct tw_wheel *wheel, u64 target,
  * advance() is: no budget, nothing waiting (tw_has_due() false) and
  * @target in the round of level 0 that now is in, so that no slot above
  * level 0 can come round.  Then level 0's occupied slots in (now, @target]
- * fire in order, each tick's timers as tw_fire_list() hands them out, and
- * the call, the checks of the general case and the callback's indirection
- * are saved (the compiler may inline @fn).  Everything else is
- * __tw_advance().
+ * fire in order, each found as tw_next_event() finds it (tw_next0()), each
+ * tick's timers moved to the expired list in one step and handed out as
+ * tw_fire_list() does, without its budget test (tw_fire_all()); the loop
+ * stops at @target's slot without another look.  The call, the checks of
+ * the general case and the callback's indirection are saved (the compiler
+ * may inline @fn).  Everything else is __tw_advance().
  *
  * Return: the number of timers fired (saturated at UINT_MAX).
  */
@@ -396,24 +478,30 @@ static __always_inline unsigned int
 tw_advance(struct tw_wheel *wheel, u64 target, unsigned int budget,
 	   tw_expire_fn fn, void *data)
 {
-	u64 round = wheel->now & ~(wheel->near - 1), fired = 0, map;
-	unsigned int idx;
+	u64 fired = 0, next;
+	unsigned long idx;
 
+	/* @target in now's round of level 0: no bit above the mask differs. */
 	if (budget != TW_NO_BUDGET || tw_has_due(wheel) ||
-	    target <= wheel->now || target - round >= wheel->near)
+	    target <= wheel->now || (target ^ wheel->now) > wheel->near_mask)
 		return __tw_advance(wheel, target, budget, fn, data);
-	for (;;) {
-		idx = tw_slot0(wheel, wheel->now);
-		/* Level 0's occupied slots after now's, up to @target's. */
-		map = wheel->pending_map[0] & ~((BIT_ULL(idx) << 1) - 1) &
-		      ((BIT_ULL(target - round) << 1) - 1);
-		if (!map)
-			break;
-		idx = __ffs64(map);
-		wheel->now = round + idx;
-		hlist_move_list(&wheel->slots[idx], &wheel->expired);
+	/*
+	 * Level 0's occupied slots up to @target's, in order.  A callback
+	 * may start timers for the ticks after now's up to @target's, which
+	 * the next look finds; the slots before now's hold the next round.
+	 * The first look is the one tw_next_event() has just made, if the
+	 * caller asked.
+	 */
+	next = tw_next0(wheel);
+	while (next && next <= target) {
+		idx = tw_slot0(wheel, next);
+		wheel->now = next;
 		wheel->pending_map[0] &= ~BIT_ULL(idx);
-		fired += tw_fire_list(wheel, U64_MAX, fn, data);
+		tw_take_slot(wheel, idx);
+		fired += tw_fire_all(wheel, fn, data);
+		if (next == target)
+			break;
+		next = tw_next0(wheel);
 	}
 	wheel->now = target;
 	return fired < UINT_MAX ? fired : UINT_MAX;

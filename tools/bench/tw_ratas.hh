@@ -152,7 +152,13 @@ private:
 	TimerWheel &operator=(const TimerWheel &other) = delete;
 	friend TimerEventInterface;
 
-	static void fire(struct tw_timer *t, void *data)
+	/*
+	 * noexcept: an exception out of execute() would leave tw_advance()
+	 * in the middle of a tick, with no way to finish it; it terminates
+	 * here instead.  The compiler then keeps nothing for unwinding
+	 * around each callback.
+	 */
+	static void fire(struct tw_timer *t, void *data) noexcept
 	{
 		TimerEventInterface::of(t)->execute();
 	}
@@ -197,8 +203,19 @@ void TimerWheel::schedule(TimerEventInterface *event, Tick delta)
 void TimerWheel::schedule_in_range(TimerEventInterface *event, Tick start,
 				   Tick end)
 {
-	Tick now = tw_now(&w_);
+	Tick now = tw_now(&w_), d = event->node_.expires - now;
 
+	/*
+	 * tw_modify_range()'s own first test, a pending timer already due in
+	 * the range is left alone, taken here in ticks from now as Ratas
+	 * gives the range: the checks on @start and @end, the same on every
+	 * call, are then made once for a caller's calls in a row.  A timer
+	 * on the overdue list due before now is, the difference wrapping,
+	 * at least 2^63 ticks "ahead", past any @end allowed: it fails the
+	 * test as it fails tw_modify_range()'s.
+	 */
+	if (end < TW_MAX_TICK && event->active() && d >= start && d <= end)
+		return;
 	if (!event->active())
 		event->wheel_ = this;
 	if (end >= TW_MAX_TICK ||
@@ -208,11 +225,14 @@ void TimerWheel::schedule_in_range(TimerEventInterface *event, Tick start,
 
 Tick TimerWheel::ticks_to_next_event(Tick max, int level)
 {
-	Tick now = tw_now(&w_);
-	Tick next = tw_next_event(&w_, max < TW_MAX_TICK - now ? now + max :
-					TW_MAX_TICK - 1);
+	Tick now = tw_now(&w_), limit;
+	Tick next;
 
 	(void)level;
+	/* Any limit will do: no event is past the end of time. */
+	if (__builtin_add_overflow(now, max, &limit))
+		limit = TW_NO_EVENT;
+	next = tw_next_event(&w_, limit);
 	return next == TW_NO_EVENT ? max : next - now;
 }
 
