@@ -827,18 +827,19 @@ static int tw_start_args(struct tw_client *c, const struct twheel_op *op,
  * @c:     the client, its lock held
  * @when:  the absolute time asked for, on the view of @off
  * @slack: how much later it may fire
+ * @every: the period, 0 for a one-shot start
  * @off:   the rings' time namespace offset, fixed at their setup
  * @now:   the clock, host's view
  * @w:     filled in
  *
- * Return: 0, or -ERANGE as for TWHEEL_IOC_START.
+ * Return: 0, or -EINVAL or -ERANGE as for TWHEEL_IOC_START.
  */
-int tw_client_when(struct tw_client *c, u64 when, u64 slack, s64 off, u64 now,
-		   struct tw_when *w)
+int tw_client_when(struct tw_client *c, u64 when, u64 slack, u64 every,
+		   s64 off, u64 now, struct tw_when *w)
 {
 	struct twheel_op op = {
 		.op = TWHEEL_OP_START, .flags = TWHEEL_TIMER_ABSTIME,
-		.value = when, .slack = slack,
+		.value = when, .slack = slack, .interval = every,
 	};
 
 	return tw_start_args(c, &op, now, off, w);

@@ -110,6 +110,25 @@
  * (rings.rst, "The softirq budget") is the next step.
  */
 
+/**
+ * DOC: Periodic slots
+ *
+ * Rings set up with TWHEEL_RING_SETUP_PERIODIC keep a period per slot
+ * (8 bytes more a slot, charged with the rest).  A start with
+ * TWHEEL_SQE_PERIODIC gives its period in ``arg`` (whole ticks, as an id
+ * timer's interval; there is no slack), and its first due time in
+ * ``when``.  The slot is armed again when its expiry is posted, for its
+ * first period after the clock: the periods passed meanwhile are counted
+ * in that event's overrun, as timerfd counts them, so each event stands
+ * for 1 + overrun periods and none is lost.  A slot whose event waits for
+ * CQ room is not armed while it waits: however long the consumer lags,
+ * a periodic slot holds at most one event, and costs the callback at most
+ * one re-arm per period.  Events of the slot carry TWHEEL_CQE_PERIODIC
+ * while it stays armed; the first event without it (centuries ahead, past
+ * the wheel's reach) is its last.  A stop ends it like a one-shot: its
+ * result says whether the slot was armed or its event was waiting.
+ */
+
 #include <linux/highmem.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -125,7 +144,7 @@
 
 /* A result slot with nothing to post. */
 #define TW_RES_NONE		S32_MIN
-/* Lateness a waiting one-shot slot keeps, saturating: 2^46 - 1 ns. */
+/* Lateness a waiting slot keeps, saturating: 2^46 - 1 ns. */
 #define TW_LATE_MAX		(BIT_ULL(46) - 1)
 /* Allocation pauses for the scheduler and fatal signals this often. */
 #define TW_PAGES_PER_PAUSE	512
@@ -194,6 +213,8 @@ struct tw_ring_sq {
  * @off:        the time namespace offset at setup; constant
  * @resolution: the client's, fixed at setup; constant
  * @slots:      @capacity slots, kernel-private
+ * @periods:    per slot, its period in ticks, 0 for a one-shot; NULL
+ *              without TWHEEL_RING_SETUP_PERIODIC; tw_client.lock
  * @waiting:    WAITING slots, in firing order; tw_client.lock
  * @nr_armed:   ARMED slots; tw_client.lock
  * @nr_waiting: WAITING slots; tw_client.lock
@@ -228,6 +249,7 @@ struct tw_ring {
 	s64			off;
 	u64			resolution;
 	struct tw_rslot		*slots;
+	u64			*periods;
 	struct list_head	waiting;
 	u64			nr_armed;
 	u64			nr_waiting;
@@ -281,7 +303,8 @@ static bool tw_ring_pow2_in(u32 v, u32 max)
 static int tw_ring_check(const struct twheel_ring_setup *p)
 {
 	if (!p->capacity || p->capacity > TWHEEL_RING_MAX_CAPACITY ||
-	    !p->nr_sq || p->nr_sq > TWHEEL_RING_MAX_SQ || p->flags ||
+	    !p->nr_sq || p->nr_sq > TWHEEL_RING_MAX_SQ ||
+	    (p->flags & ~TWHEEL_RING_SETUP_PERIODIC) ||
 	    p->__reserved[0] || p->__reserved[1])
 		return -EINVAL;
 	if (!tw_ring_pow2_in(p->sq_entries, TWHEEL_RING_MAX_SQ_ENTRIES) ||
@@ -311,6 +334,8 @@ int tw_ring_size(struct twheel_ring_setup *p)
 	p->memory = (u64)p->capacity * sizeof(struct tw_rslot) +
 		    (u64)p->nr_sq * p->sq_entries * sizeof(s32) +
 		    pages * (PAGE_SIZE + sizeof(struct page *)) + PAGE_SIZE;
+	if (p->flags & TWHEEL_RING_SETUP_PERIODIC)
+		p->memory += (u64)p->capacity * sizeof(u64);
 	p->timers = max_t(u64, p->capacity, DIV_ROUND_UP(p->memory, 64));
 	return 0;
 }
@@ -440,6 +465,10 @@ struct tw_ring *tw_ring_alloc(struct twheel_ring_setup *p, clockid_t clockid,
 		r->slots = kvcalloc(r->capacity, sizeof(*r->slots), TW_GFP);
 		ret = r->slots ? 0 : -ENOMEM;
 	}
+	if (!ret && (p->flags & TWHEEL_RING_SETUP_PERIODIC)) {
+		r->periods = kvcalloc(r->capacity, sizeof(u64), TW_GFP);
+		ret = r->periods ? 0 : -ENOMEM;
+	}
 	if (ret) {
 		tw_ring_free(r);
 		return ERR_PTR(ret);
@@ -470,6 +499,7 @@ void tw_ring_free(struct tw_ring *r)
 	for (i = 0; i < r->nr_sq; i++)
 		kvfree(r->sq[i].res);
 	kvfree(r->slots);
+	kvfree(r->periods);
 	kfree(r);
 }
 
@@ -664,6 +694,41 @@ static void tw_ring_post_expiry(struct tw_ring *r, struct twheel_cqe *e,
 	e->__reserved = 0;
 }
 
+/* The period of slot @s in ticks, 0 for a one-shot. */
+static u64 tw_ring_period(const struct tw_ring *r, const struct tw_rslot *s)
+{
+	return r->periods ? r->periods[s - r->slots] : 0;
+}
+
+/*
+ * Post slot @s's expiry into @e, fired at @fired, the clock at @now.  A
+ * one-shot slot is free again; a periodic one is armed for its first
+ * period after @now, the periods it passed counted in the event's overrun
+ * ("DOC: Periodic slots").
+ */
+static void tw_ring_post_slot(struct tw_ring *r, struct tw_client *c,
+			      struct twheel_cqe *e, struct tw_rslot *s,
+			      u64 fired, u16 flags, u64 now)
+{
+	u64 every = tw_ring_period(r, s), due = s->node.expires, tick, next;
+
+	tw_ring_post_expiry(r, e, s, fired, flags);
+	s->state = TW_RS_FREE;
+	if (!every)
+		return;
+	tick = max(div64_u64(now, r->resolution), tw_now(&c->wheel));
+	if (tick >= due + every)
+		e->overrun = div64_u64(tick - due, every);
+	next = due + (e->overrun + 1) * every;
+	tw_timer_init(&s->node);
+	/* Past the wheel's reach, centuries ahead: the slot ends. */
+	if (tw_start(&c->wheel, &s->node, next))
+		return;
+	e->flags |= TWHEEL_CQE_PERIODIC;
+	s->state = TW_RS_ARMED;
+	r->nr_armed++;
+}
+
 /**
  * tw_ring_owns - whether a wheel node is one of the rings' slots
  * @r:    the rings, or NULL
@@ -699,8 +764,7 @@ void tw_ring_fire(struct tw_ring *r, struct tw_client *c, struct tw_timer *node)
 	if (list_empty(&r->waiting))
 		e = tw_ring_cqe(r);
 	if (e) {
-		tw_ring_post_expiry(r, e, s, c->fire_ns, 0);
-		s->state = TW_RS_FREE;
+		tw_ring_post_slot(r, c, e, s, c->fire_ns, 0, c->fire_ns);
 		return;
 	}
 	s->late = min_t(u64, c->fire_ns > due ? c->fire_ns - due : 0, TW_LATE_MAX);
@@ -710,8 +774,12 @@ void tw_ring_fire(struct tw_ring *r, struct tw_client *c, struct tw_timer *node)
 	r->waited++;
 }
 
-/* Post waiting events, oldest first, within @budget; return how many. */
-static unsigned int tw_ring_post_waiting(struct tw_ring *r, unsigned int budget)
+/*
+ * Post waiting events, oldest first, within @budget, the clock at @now;
+ * return how many.
+ */
+static unsigned int tw_ring_post_waiting(struct tw_ring *r, struct tw_client *c,
+					 unsigned int budget, u64 now)
 {
 	struct tw_rslot *s;
 	struct twheel_cqe *e;
@@ -723,10 +791,9 @@ static unsigned int tw_ring_post_waiting(struct tw_ring *r, unsigned int budget)
 			break;
 		s = list_first_entry(&r->waiting, struct tw_rslot, node.link);
 		list_del(&s->node.link);
-		tw_ring_post_expiry(r, e, s, s->node.expires * r->resolution + s->late,
-				    TWHEEL_CQE_WAITED);
-		s->state = TW_RS_FREE;
 		r->nr_waiting--;
+		tw_ring_post_slot(r, c, e, s, s->node.expires * r->resolution + s->late,
+				  TWHEEL_CQE_WAITED, now);
 		n++;
 	}
 	return n;
@@ -792,16 +859,22 @@ static int tw_ring_start(struct tw_ring *r, struct tw_client *c,
 	struct tw_when w;
 	int ret;
 
-	if (e->flags & TWHEEL_SQE_PERIODIC)
+	bool periodic = e->flags & TWHEEL_SQE_PERIODIC;
+
+	if (periodic && !r->periods)
 		return -EOPNOTSUPP;
+	if (periodic && !e->arg)
+		return -EINVAL;
 	if (s->state != TW_RS_FREE &&
 	    (!(e->flags & TWHEEL_SQE_REPLACE) || s->gen != e->gen))
 		return -EEXIST;
-	ret = tw_client_when(c, e->when, e->arg, r->off, now, &w);
+	ret = tw_client_when(c, e->when, periodic ? 0 : e->arg,
+			     periodic ? e->arg : 0, r->off, now, &w);
 	if (ret)
 		return ret;
 	/* Checked first, so that a refused start changes nothing. */
-	if (w.lo >= tw_max_expiry(&c->wheel))
+	if (w.lo >= tw_max_expiry(&c->wheel) ||
+	    w.interval >= tw_max_expiry(&c->wheel) - w.lo)
 		return -ERANGE;
 	if (s->state == TW_RS_ARMED) {
 		/* Left alone if already due in the range: the core's policy. */
@@ -825,6 +898,8 @@ static int tw_ring_start(struct tw_ring *r, struct tw_client *c,
 	}
 	s->gen = e->gen;
 	s->cookie = e->cookie;
+	if (r->periods)
+		r->periods[s - r->slots] = w.interval;
 	return 0;
 }
 
@@ -969,7 +1044,7 @@ bool tw_ring_begin(struct tw_ring *r, struct tw_client *c, u64 now, u64 tick,
 	r->cq_stored = r->cq_tail;
 	if (!tw_ring_cq_check(r))
 		return true;
-	done = tw_ring_post_waiting(r, budget);
+	done = tw_ring_post_waiting(r, c, budget, now);
 	tw_ring_consume(r, c, budget - done, now, &left);
 	if (r->broken)
 		return true;

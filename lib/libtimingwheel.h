@@ -175,6 +175,11 @@ void timingwheel_prep_start(struct twheel_sqe *sqe, uint32_t slot,
 			    uint16_t gen, uint64_t cookie, uint64_t when_ns,
 			    uint64_t slack_ns, unsigned int flags);
 
+/* timingwheel_prep_start(3): fill @sqe with a periodic start. */
+void timingwheel_prep_periodic(struct twheel_sqe *sqe, uint32_t slot,
+			       uint16_t gen, uint64_t cookie, uint64_t first_ns,
+			       uint64_t period_ns, unsigned int flags);
+
 /* timingwheel_prep_start(3): fill @sqe with a stop. */
 void timingwheel_prep_stop(struct twheel_sqe *sqe, uint32_t slot,
 			   uint16_t gen, uint64_t cookie, unsigned int flags);

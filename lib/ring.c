@@ -210,6 +210,15 @@ TW_EXPORT void timingwheel_prep_start(struct twheel_sqe *sqe, uint32_t slot,
 	sqe->arg = slack_ns;
 }
 
+TW_EXPORT void timingwheel_prep_periodic(struct twheel_sqe *sqe, uint32_t slot,
+					 uint16_t gen, uint64_t cookie,
+					 uint64_t first_ns, uint64_t period_ns,
+					 unsigned int flags)
+{
+	timingwheel_prep_start(sqe, slot, gen, cookie, first_ns, period_ns,
+			       flags | TWHEEL_SQE_PERIODIC);
+}
+
 TW_EXPORT void timingwheel_prep_stop(struct twheel_sqe *sqe, uint32_t slot,
 				     uint16_t gen, uint64_t cookie,
 				     unsigned int flags)
@@ -223,7 +232,10 @@ TW_EXPORT void timingwheel_prep_stop(struct twheel_sqe *sqe, uint32_t slot,
 	sqe->arg = 0;
 }
 
-/* The earliest deadline (when + slack) of the starts not yet submitted. */
+/*
+ * The earliest deadline of the starts not yet submitted: when + slack, or
+ * a periodic start's first due time (its arg is the period).
+ */
 static uint64_t tw_earliest(const struct timingwheel_sq *sq)
 {
 	uint64_t due, min = UINT64_MAX;
@@ -234,7 +246,10 @@ static uint64_t tw_earliest(const struct timingwheel_sq *sq)
 		e = &sq->sqes[i & sq->mask];
 		if (e->op != TWHEEL_SQE_START)
 			continue;
-		due = e->when + e->arg < e->when ? UINT64_MAX : e->when + e->arg;
+		if (e->flags & TWHEEL_SQE_PERIODIC)
+			due = e->when;
+		else
+			due = e->when + e->arg < e->when ? UINT64_MAX : e->when + e->arg;
 		if (due < min)
 			min = due;
 	}

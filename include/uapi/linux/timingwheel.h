@@ -149,7 +149,7 @@ struct twheel_ring_setup {
 	__u32	nr_sq;		/* in: submission rings, 1..TWHEEL_RING_MAX_SQ */
 	__u32	sq_entries;	/* in: per SQ, a power of 2, 8..32768 */
 	__u32	cq_entries;	/* in: a power of 2, 8..TWHEEL_RING_MAX_CQ */
-	__u32	flags;		/* in: none defined, 0 */
+	__u32	flags;		/* in: TWHEEL_RING_SETUP_* */
 	__u32	hdr_bytes;	/* out: length of the header region */
 	__u32	sq_bytes;	/* out: length of each SQ region */
 	__u32	cq_bytes;	/* out: length of the CQ region */
@@ -157,6 +157,8 @@ struct twheel_ring_setup {
 	__u64	timers;		/* out: counted against max_user_timers */
 	__u64	__reserved[2];	/* 0 */
 };
+
+#define TWHEEL_RING_SETUP_PERIODIC	(1U << 0)	/* periodic slots: 8 B more a slot */
 
 #define TWHEEL_RING_MAX_CAPACITY	(1U << 25)
 #define TWHEEL_RING_MAX_SQ		64
@@ -216,21 +218,21 @@ struct twheel_sqe {
 	__u32	slot;		/* below capacity */
 	__u64	cookie;		/* START: carried into events; STOP: into its result */
 	__u64	when;		/* START: ns on the clock, absolute; STOP: 0 */
-	__u64	arg;		/* START: slack; STOP: 0 */
+	__u64	arg;		/* START: slack, or PERIODIC's period; STOP: 0 */
 };
 
 #define TWHEEL_SQE_START	1
 #define TWHEEL_SQE_STOP		2
 
 #define TWHEEL_SQE_REPLACE	(1U << 0)	/* re-arm a busy slot of the same gen */
-#define TWHEEL_SQE_PERIODIC	(1U << 1)	/* reserved: EOPNOTSUPP for now */
+#define TWHEEL_SQE_PERIODIC	(1U << 1)	/* arg is the period: needs SETUP_PERIODIC */
 #define TWHEEL_SQE_RESULT	(1U << 2)	/* post a result on success too */
 
 struct twheel_cqe {
 	__u64	cookie;		/* the timer's; the entry's for a result */
 	__u64	due;		/* EXPIRY: ns this expiry was due */
 	__u64	fired;		/* EXPIRY: ns it fired */
-	__u64	overrun;	/* 0: periodic slots are reserved */
+	__u64	overrun;	/* EXPIRY: periods missed before this one */
 	__u32	slot;
 	__u16	gen;
 	__u16	flags;		/* TWHEEL_CQE_* */
@@ -241,6 +243,7 @@ struct twheel_cqe {
 
 #define TWHEEL_CQE_EXPIRY	(1U << 0)
 #define TWHEEL_CQE_RESULT	(1U << 1)	/* an entry's error, or asked for */
+#define TWHEEL_CQE_PERIODIC	(1U << 2)	/* EXPIRY: the slot is armed again */
 #define TWHEEL_CQE_WAITED	(1U << 4)	/* waited in the kernel for room */
 
 #define TWHEEL_IOC_MAGIC	0xB9

@@ -44,13 +44,15 @@ static void *ring_map(int fd, uint64_t off, size_t len, int prot)
 }
 
 /* Open, set up and map a ring file; 0, or -errno of the setup. */
-static int tring_open(struct tring *r, uint32_t capacity, uint32_t sq_entries,
-		      uint32_t cq_entries)
+static int tring_open_flags(struct tring *r, uint32_t capacity,
+			    uint32_t sq_entries, uint32_t cq_entries,
+			    uint32_t flags)
 {
 	int ret;
 
 	memset(r, 0, sizeof(*r));
 	r->fd = tw_open(0);
+	r->p.flags = flags;
 	r->p.capacity = capacity;
 	r->p.nr_sq = 1;
 	r->p.sq_entries = sq_entries;
@@ -68,6 +70,12 @@ static int tring_open(struct tring *r, uint32_t capacity, uint32_t sq_entries,
 	r->sqes = (struct twheel_sqe *)(r->sq + 1);
 	r->cqes = (struct twheel_cqe *)(r->cq + 1);
 	return 0;
+}
+
+static int tring_open(struct tring *r, uint32_t capacity, uint32_t sq_entries,
+		      uint32_t cq_entries)
+{
+	return tring_open_flags(r, capacity, sq_entries, cq_entries, 0);
 }
 
 static void tring_close(struct tring *r)
@@ -223,7 +231,7 @@ static void t_ring_setup_errors(struct __test_metadata *_metadata)
 	p = ok, p.cq_entries = 100, bad_setup(_metadata, fd, &p, "CQ of 100");
 	/* 100 slots and 128 entries: a CQ of more than 256 is refused. */
 	p = ok, p.cq_entries = 512, bad_setup(_metadata, fd, &p, "CQ of 512");
-	p = ok, p.flags = 1, bad_setup(_metadata, fd, &p, "flags");
+	p = ok, p.flags = 2, bad_setup(_metadata, fd, &p, "flags");
 	p = ok, p.__reserved[1] = 1, bad_setup(_metadata, fd, &p, "reserved");
 	write_param(MAX_TIMERS_PARAM, 99);
 	p = ok;
@@ -405,6 +413,114 @@ static void t_ring_stop_and_results(struct __test_metadata *_metadata)
 	EXPECT_TRUE(r.hdr->errors == 6) TH_LOG("errors %llu",
 					       (unsigned long long)r.hdr->errors);
 	EXPECT_TRUE(info(r.fd).pending == 0);
+	tring_close(&r);
+}
+
+static void tring_periodic(struct tring *r, uint32_t slot, uint64_t cookie,
+			   uint64_t first, uint64_t period, uint8_t flags)
+{
+	tring_start(r, slot, 1, cookie, first, TWHEEL_SQE_PERIODIC | flags);
+	r->sqes[(r->sq_tail - 1) & (r->p.sq_entries - 1)].arg = period;
+}
+
+/*
+ * Each event of periodic slot @slot among @ev: on the period after the
+ * last one and the periods its overrun counted, never early.  Returns
+ * how many.
+ */
+static unsigned int periodic_check(struct __test_metadata *_metadata,
+				   const struct twheel_cqe *ev, unsigned int n,
+				   uint32_t slot, uint64_t first, uint64_t period)
+{
+	uint64_t due = first;
+	unsigned int i, got = 0;
+
+	for (i = 0; i < n; i++) {
+		if (ev[i].slot != slot || !(ev[i].flags & TWHEEL_CQE_EXPIRY))
+			continue;
+		EXPECT_TRUE(ev[i].due == due && ev[i].fired >= ev[i].due &&
+			    (ev[i].flags & TWHEEL_CQE_PERIODIC))
+			TH_LOG("event %u: due %llu, not %llu; fired %llu", got,
+			       (unsigned long long)ev[i].due, (unsigned long long)due,
+			       (unsigned long long)ev[i].fired);
+		due = ev[i].due + (ev[i].overrun + 1) * period;
+		got++;
+	}
+	return got;
+}
+
+/*
+ * Periodic slots: every period once, on its tick, or counted in the next
+ * event's overrun; one event at most waits for room per slot; a stop ends
+ * it; the period's errors; 8 B more a slot.
+ */
+static void t_ring_periodic(struct __test_metadata *_metadata)
+{
+	uint64_t first = tick_up(now_ns() + 20 * MS, RES_NS), p = 10 * MS;
+	struct twheel_cqe ev[64];
+	unsigned int got = 0, i;
+	struct tring r, plain;
+
+	if (!ring_ok(_metadata, tring_open(&plain, 16, 16, 8)) ||
+	    !ring_ok(_metadata, tring_open_flags(&r, 16, 16, 8,
+						 TWHEEL_RING_SETUP_PERIODIC)))
+		return;
+	EXPECT_TRUE(r.p.memory == plain.p.memory + 16 * 8);
+	tring_close(&plain);
+	tring_periodic(&r, 0, 100, first, p, 0);
+	tring_periodic(&r, 1, 101, first, 0, 0);			/* EINVAL */
+	tring_periodic(&r, 1, 102, first, RES_NS + 1, 0);		/* EINVAL */
+	tring_periodic(&r, 1, 103, first, p, 0);
+	EXPECT_TRUE(tring_submit(&r, 0) == 0);
+	got = tring_reap(&r, ev, 8, 5000);
+	EXPECT_TRUE(got == 8);
+	EXPECT_TRUE(ev[0].cookie == 101 && ev[0].res == -EINVAL);
+	EXPECT_TRUE(ev[1].cookie == 102 && ev[1].res == -EINVAL);
+	EXPECT_TRUE(periodic_check(_metadata, ev + 2, got - 2, 0, first, p) ==
+		    (got - 2) / 2);
+	EXPECT_TRUE(periodic_check(_metadata, ev + 2, got - 2, 1, first, p) ==
+		    (got - 2) / 2);
+	tring_stop(&r, 0, 1, 104, TWHEEL_SQE_RESULT);
+	tring_stop(&r, 1, 1, 105, TWHEEL_SQE_RESULT);
+	EXPECT_TRUE(tring_submit(&r, 0) == 0);
+	/* Each stop's result, and nothing after: the stops ended them. */
+	got = tring_reap(&r, ev, 64, 100);
+	for (i = 0; i < got; i++)
+		EXPECT_TRUE(ev[i].flags & TWHEEL_CQE_RESULT ?
+			    ev[i].res == TWHEEL_STOPPED_PENDING :
+			    ev[i].due < now_ns());
+	EXPECT_TRUE(tring_reap(&r, ev, 64, 60) == 0 && info(r.fd).pending == 0);
+	EXPECT_TRUE(r.hdr->errors == 2);
+	tring_close(&r);
+}
+
+/*
+ * A periodic slot whose event waits for CQ room is not armed meanwhile:
+ * one event, its overrun counting the periods passed.
+ */
+static void t_ring_periodic_waits(struct __test_metadata *_metadata)
+{
+	uint64_t t0 = now_ns(), first = tick_up(t0 + 10 * MS, RES_NS), p = 2 * MS;
+	struct twheel_cqe ev[16];
+	unsigned int i;
+	struct tring r;
+
+	if (!ring_ok(_metadata, tring_open_flags(&r, 16, 16, 8,
+						 TWHEEL_RING_SETUP_PERIODIC)))
+		return;
+	for (i = 1; i <= 8; i++)
+		tring_start(&r, i, 1, i, t0, 0);
+	tring_periodic(&r, 0, 100, first, p, 0);
+	EXPECT_TRUE(tring_submit(&r, 0) == 0);
+	sleep_ms(100);
+	EXPECT_TRUE(r.hdr->waiting == 1 && info(r.fd).pending == 0)
+		TH_LOG("waiting %llu", (unsigned long long)r.hdr->waiting);
+	EXPECT_TRUE(tring_reap(&r, ev, 10, 5000) == 10);
+	EXPECT_TRUE(ev[8].slot == 0 && (ev[8].flags & TWHEEL_CQE_WAITED) &&
+		    ev[8].due == first && ev[8].overrun >= (now_ns() - t0) / p / 4)
+		TH_LOG("overrun %llu", (unsigned long long)ev[8].overrun);
+	EXPECT_TRUE(periodic_check(_metadata, ev + 8, 2, 0, first, p) == 2);
+	EXPECT_TRUE(r.hdr->posted >= 10 && r.hdr->waited == 1);
 	tring_close(&r);
 }
 
