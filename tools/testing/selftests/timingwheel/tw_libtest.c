@@ -424,11 +424,12 @@ static void test_now(void)
 }
 
 /* A ring file of @nr_sq SQs; 0, or what timingwheel_ring_init() returned. */
-static int ring_open(struct timingwheel_ring *ring, uint32_t capacity,
-		     uint32_t nr_sq, uint32_t sq_entries, uint32_t cq_entries)
+static int ring_open_flags(struct timingwheel_ring *ring, uint32_t capacity,
+			   uint32_t nr_sq, uint32_t sq_entries,
+			   uint32_t cq_entries, uint32_t flags)
 {
 	struct twheel_ring_setup p = {
-		.capacity = capacity, .nr_sq = nr_sq,
+		.capacity = capacity, .nr_sq = nr_sq, .flags = flags,
 		.sq_entries = sq_entries, .cq_entries = cq_entries,
 	};
 	int fd = open_nb(), ret;
@@ -438,6 +439,12 @@ static int ring_open(struct timingwheel_ring *ring, uint32_t capacity,
 	if (ret)
 		close(fd);
 	return ret;
+}
+
+static int ring_open(struct timingwheel_ring *ring, uint32_t capacity,
+		     uint32_t nr_sq, uint32_t sq_entries, uint32_t cq_entries)
+{
+	return ring_open_flags(ring, capacity, nr_sq, sq_entries, cq_entries, 0);
 }
 
 static void ring_close(struct timingwheel_ring *ring)
@@ -735,6 +742,48 @@ static void test_ring_results(void)
 	ring_close(&ring);
 }
 
+/*
+ * A periodic start is due at its first time, whatever its period: submit
+ * enters for one due before armed_for.  Its events keep to the period.
+ */
+static void test_ring_periodic(void)
+{
+	uint64_t now = timingwheel_now(CLOCK_MONOTONIC), first = now + 20 * MS;
+	struct timingwheel_ring ring;
+	struct timingwheel_sq *sq;
+	struct twheel_cqe ev[4];
+	uint32_t a, b;
+	uint16_t ga, gb;
+	int want;
+
+	if (ring_open_flags(&ring, 16, 1, 8, 32, TWHEEL_RING_SETUP_PERIODIC))
+		return;
+	sq = timingwheel_ring_sq(&ring, 0);
+	CHECK_RET(timingwheel_slot_get(sq, &a, &ga), 0);
+	CHECK_RET(timingwheel_slot_get(sq, &b, &gb), 0);
+	timingwheel_prep_start(timingwheel_get_sqe(sq), a, ga, 1, now + 60000 * MS, 0, 0);
+	CHECK_RET(timingwheel_submit(sq), 1);
+	CHECK(ring.enters == 1, "enters %llu", (unsigned long long)ring.enters);
+	/* Its period, a minute, is not a slack: first < armed_for enters. */
+	want = first < ring.hdr->armed_for ? 2 : 1;
+	timingwheel_prep_periodic(timingwheel_get_sqe(sq), b, gb, 2, first,
+				  60000 * MS, 0);
+	CHECK_RET(timingwheel_submit(sq), 1);
+	CHECK(ring.enters == (uint64_t)want, "enters %llu, want %d",
+	      (unsigned long long)ring.enters, want);
+	CHECK_RET(ring_reap(&ring, ev, 1, 5000), 1);
+	CHECK(ev[0].cookie == 2 && ev[0].due >= first && ev[0].fired >= ev[0].due &&
+	      ev[0].flags == (TWHEEL_CQE_EXPIRY | TWHEEL_CQE_PERIODIC),
+	      "periodic expiry %llx flags %x", (unsigned long long)ev[0].cookie,
+	      ev[0].flags);
+	timingwheel_prep_stop(timingwheel_get_sqe(sq), b, gb, 3, TWHEEL_SQE_RESULT);
+	CHECK_RET(timingwheel_submit(sq), 1);
+	CHECK_RET(ring_reap(&ring, ev, 1, 5000), 1);
+	CHECK(ev[0].cookie == 3 && ev[0].res == TWHEEL_STOPPED_PENDING,
+	      "stop of a periodic slot: %d", ev[0].res);
+	ring_close(&ring);
+}
+
 /* A CQ of 8 against 100 expiries: cq_advance() enters for the rest. */
 static void test_ring_cq_overflow(void)
 {
@@ -798,6 +847,7 @@ static const struct {
 	{ "ring_start_expiry", test_ring_start_expiry },
 	{ "ring_stop_won", test_ring_stop_won },
 	{ "ring_results", test_ring_results },
+	{ "ring_periodic", test_ring_periodic },
 	{ "ring_cq_overflow", test_ring_cq_overflow },
 };
 
