@@ -778,6 +778,8 @@ static void test_ring_periodic(void)
 	      ev[0].flags);
 	timingwheel_prep_stop(timingwheel_get_sqe(sq), b, gb, 3, TWHEEL_SQE_RESULT);
 	CHECK_RET(timingwheel_submit(sq), 1);
+	/* A stop is applied at the next consumption point: make it now. */
+	CHECK_RET(timingwheel_ring_enter(&ring), 0);
 	CHECK_RET(ring_reap(&ring, ev, 1, 5000), 1);
 	CHECK(ev[0].cookie == 3 && ev[0].res == TWHEEL_STOPPED_PENDING,
 	      "stop of a periodic slot: %d", ev[0].res);
