@@ -66,7 +66,12 @@ for m in "$TW_ROOT/scripts/mutations/$kind"/*.patch; do
 	tried=$((tried + 1))
 	tree=$TW_CACHE/run/$mtag
 	rm -rf "$tree" && mkdir -p "$tree"
-	(cd "$TW_ROOT" && rsync -a --exclude build --exclude build32 Kbuild ./*.c ./*.h \
+	# A bug in the module alone reuses the programs built here (make
+	# still rebuilds what is older than its sources); one in lib/, tools/
+	# or the uapi is built from scratch.
+	keep=(--exclude build --exclude build32)
+	grep -qE '^\+\+\+ b/(lib|tools|include)/' "$m" || keep=()
+	(cd "$TW_ROOT" && rsync -a "${keep[@]}" Kbuild ./*.c ./*.h \
 		VERSION lib scripts tools "$tree/" &&
 		if [ -d include ]; then rsync -a include "$tree/"; fi)
 	# Stale is a patch that needs fuzz or applies at an offset: the code
