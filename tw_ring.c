@@ -841,6 +841,21 @@ static unsigned int tw_ring_post_results(struct tw_ring *r, unsigned int i,
 	return n;
 }
 
+/*
+ * Post the results that wait for CQ room, within @budget, before waiting
+ * events: they hold SQ space, and periodic slots could keep the CQ full of
+ * events forever, so that a stop's SQ never drained.  Return how many.
+ */
+static unsigned int tw_ring_post_held(struct tw_ring *r, unsigned int budget)
+{
+	unsigned int i, done = 0;
+
+	for (i = 0; i < r->nr_sq && done < budget; i++)
+		if (r->sq[i].pub != r->sq[i].head)
+			done += tw_ring_post_results(r, i, budget - done);
+	return done;
+}
+
 /* Read an entry once, word by word, into a private copy. */
 static void tw_ring_read_sqe(const struct twheel_sqe *src, struct twheel_sqe *e)
 {
@@ -1044,7 +1059,8 @@ bool tw_ring_begin(struct tw_ring *r, struct tw_client *c, u64 now, u64 tick,
 	r->cq_stored = r->cq_tail;
 	if (!tw_ring_cq_check(r))
 		return true;
-	done = tw_ring_post_waiting(r, c, budget, now);
+	done = tw_ring_post_held(r, budget);
+	done += tw_ring_post_waiting(r, c, budget - done, now);
 	tw_ring_consume(r, c, budget - done, now, &left);
 	if (r->broken)
 		return true;

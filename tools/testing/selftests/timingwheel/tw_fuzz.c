@@ -593,7 +593,8 @@ static int ring_args(const struct twheel_ring_setup *p)
 	while (cap < want && cap < TWHEEL_RING_MAX_CQ)
 		cap *= 2;
 	if (!p->capacity || p->capacity > TWHEEL_RING_MAX_CAPACITY || !p->nr_sq ||
-	    p->nr_sq > TWHEEL_RING_MAX_SQ || p->flags || p->__reserved[0] ||
+	    p->nr_sq > TWHEEL_RING_MAX_SQ ||
+	    (p->flags & ~TWHEEL_RING_SETUP_PERIODIC) || p->__reserved[0] ||
 	    p->__reserved[1])
 		return -EINVAL;
 	if (p->sq_entries & (p->sq_entries - 1) || p->sq_entries < 8 ||
@@ -614,7 +615,8 @@ static void fuzz_ring(struct file_model *m)
 	struct twheel_ring_setup p = {
 		.capacity = caps[below(5)], .nr_sq = sqs[below(4)],
 		.sq_entries = ents[below(5)], .cq_entries = ents[below(7)],
-		.flags = below(16) ? 0 : 1,
+		.flags = below(8) ? 0 : below(2) ? TWHEEL_RING_SETUP_PERIODIC :
+			 2U << below(31),
 	};
 	unsigned long arg = below(4) ? 0 : 1 + below(1000);
 	int got, want;

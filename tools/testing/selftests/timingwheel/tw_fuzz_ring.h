@@ -7,15 +7,19 @@
  *
  * Small rings (an SQ of 8 or 16, a CQ of 8 to 64) so that full SQs, a full
  * CQ, waiting events and NEED_FLUSH come often.  Starts are due 0 to 20 ms
- * ahead, some in the past, with slack or none; every stop asks for its
- * result (TWHEEL_SQE_RESULT), so that each slot's outcome is known before
- * it is taken again.  The promises checked:
+ * ahead, some in the past, with slack or none; on half the files (set up
+ * with TWHEEL_RING_SETUP_PERIODIC) a quarter of the starts are periodic,
+ * every 200 us to 5 ms.  Every stop asks for its result
+ * (TWHEEL_SQE_RESULT), so that each slot's outcome is known before it is
+ * taken again.  The promises checked:
  *
  * - never early: an expiry's due is no earlier than the time asked, no
  *   later than it plus the slack and a tick, its fired no earlier than its
  *   due, and it is read no earlier than its due;
  * - never lost, never twice: each start ends in one expiry or one stop;
- *   at the end every slot still armed fires;
+ *   at the end every slot still armed fires (a periodic one is stopped);
+ * - a periodic slot's events keep to its period: each is due on the
+ *   period after the last event's and the periods its overrun counted;
  * - a stop is told the truth: STOPPED_PENDING or STOPPED_EXPIRED and no
  *   expiry, or -ENOENT after its expiry; a stop that timingwheel_stop_won()
  *   called won is never followed by its expiry;
@@ -39,7 +43,10 @@ enum rm_state { RM_FREE, RM_ARMED, RM_STOPPING };
  * @gen:   the generation of its start
  * @when:  the time asked
  * @slack: the slack asked
- * @won:   STOPPING: timingwheel_stop_won() said the stop wins
+ * @period: the period of a periodic start, 0 for a one-shot
+ * @next:  periodic: the due time of its next event, 0 before the first
+ * @won_at: STOPPING: timingwheel_stop_won() said the stop wins against
+ *         every expiry due at or after this; 0: not said
  * @fired: STOPPING: its expiry came before the stop's result
  */
 struct rm_slot {
@@ -47,7 +54,9 @@ struct rm_slot {
 	uint16_t	gen;
 	uint64_t	when;
 	uint64_t	slack;
-	bool		won;
+	uint64_t	period;
+	uint64_t	next;
+	uint64_t	won_at;
 	bool		fired;
 };
 
@@ -56,11 +65,13 @@ struct rm_slot {
  * @ring:    the library's rings
  * @sq:      the one SQ
  * @res:     the file's resolution
+ * @periodic: set up with TWHEEL_RING_SETUP_PERIODIC
  * @slot:    the model, per slot
  * @armed:   slots ARMED or STOPPING
  * @last:    the latest time asked plus slack
  * @read:    events and results read
  * @starts:  starts submitted
+ * @periodics: periodic starts among them
  * @stops:   stops submitted
  * @events:  expiries read
  * @late:    stops answered -ENOENT
@@ -69,11 +80,13 @@ struct rm {
 	struct timingwheel_ring	ring;
 	struct timingwheel_sq	*sq;
 	uint64_t		res;
+	bool			periodic;
 	struct rm_slot		slot[RM_SLOTS];
 	unsigned int		armed;
 	uint64_t		last;
 	uint64_t		read;
 	uint64_t		starts;
+	uint64_t		periodics;
 	uint64_t		stops;
 	uint64_t		events;
 	uint64_t		late;
@@ -136,17 +149,26 @@ static void rm_expiry(struct rm *r, const struct twheel_cqe *e)
 		     e->slot, e->gen, s->state, s->gen);
 		return;
 	}
-	if (e->due < s->when || e->due > s->when + s->slack + r->res || e->fired < e->due ||
-	    now < e->due)
+	if ((s->next ? e->due != s->next :
+	     e->due < s->when || e->due > s->when + s->slack + r->res) ||
+	    e->fired < e->due || now < e->due)
 		FAIL("ring: slot %u asked %llu +%llu: due %llu fired %llu read at %llu",
 		     e->slot, (unsigned long long)s->when, (unsigned long long)s->slack,
 		     (unsigned long long)e->due, (unsigned long long)e->fired,
 		     (unsigned long long)now);
 	if (e->cookie != e->slot + 1000ULL * e->gen)
 		FAIL("ring: slot %u cookie %llu", e->slot, (unsigned long long)e->cookie);
+	if (s->won_at && e->due >= s->won_at)
+		FAIL("ring: slot %u fired at %llu after its stop was said to win", e->slot,
+		     (unsigned long long)e->due);
+	if (s->period) {
+		/* Armed again, or it says it ended: not within 60 s. */
+		if (!(e->flags & TWHEEL_CQE_PERIODIC))
+			FAIL("ring: periodic slot %u not armed again", e->slot);
+		s->next = e->due + (e->overrun + 1) * s->period;
+		return;
+	}
 	if (s->state == RM_STOPPING) {
-		if (s->won)
-			FAIL("ring: slot %u fired after its stop was said to win", e->slot);
 		s->fired = true;
 		return;
 	}
@@ -164,11 +186,14 @@ static void rm_result(struct rm *r, const struct twheel_cqe *e)
 		FAIL("ring: result %d of slot %u gen %u not stopping", e->res, e->slot, e->gen);
 		return;
 	}
-	if (!(gone && !s->fired) && !(e->res == -ENOENT && s->fired))
+	/* A periodic slot is armed, or its event waits, until it is stopped. */
+	if (s->period && !gone)
+		FAIL("ring: stop of periodic slot %u: result %d", e->slot, e->res);
+	else if (!s->period && !(gone && !s->fired) && !(e->res == -ENOENT && s->fired))
 		FAIL("ring: stop of slot %u: result %d, expiry %s", e->slot, e->res,
 		     s->fired ? "read before it" : "never read");
 	r->late += e->res == -ENOENT;
-	if (s->won && e->res != TWHEEL_STOPPED_PENDING)
+	if (s->won_at && !s->period && e->res != TWHEEL_STOPPED_PENDING)
 		FAIL("ring: stop of slot %u said to win: result %d", e->slot, e->res);
 	s->state = RM_FREE;
 	r->armed--;
@@ -219,36 +244,52 @@ static void rm_start(struct rm *r)
 		.when = below(8) ? now + below(RM_HORIZON_NS) : now - below(RM_HORIZON_NS),
 		.slack = below(3) ? 0 : below(5 * MS),
 	};
-	timingwheel_prep_start(rm_sqe(r), slot, gen, slot + 1000ULL * gen, s->when,
-			       s->slack, 0);
+	if (r->periodic && !below(4)) {
+		/* Whole ticks, 200 us to 5 ms. */
+		s->slack = 0;
+		s->period = (200000 + below(4800000)) / r->res * r->res;
+		s->period += s->period ? 0 : r->res;
+		timingwheel_prep_periodic(rm_sqe(r), slot, gen, slot + 1000ULL * gen,
+					  s->when, s->period, 0);
+		r->periodics++;
+	} else {
+		timingwheel_prep_start(rm_sqe(r), slot, gen, slot + 1000ULL * gen,
+				       s->when, s->slack, 0);
+	}
 	r->armed++;
 	r->starts++;
 	if (s->when + s->slack > r->last)
 		r->last = s->when + s->slack;
 }
 
-/* Stop an armed slot, asking for the result. */
-static void rm_stop(struct rm *r)
+/*
+ * Stop an armed slot (a periodic one if @periodic), asking for the result;
+ * whether there was one.
+ */
+static bool rm_stop(struct rm *r, bool periodic)
 {
 	unsigned int i, k = below(RM_SLOTS);
 	struct rm_slot *s;
+	uint64_t due;
 
 	rm_room(r);
 	for (i = 0; i < RM_SLOTS; i++) {
 		s = &r->slot[(k + i) % RM_SLOTS];
-		if (s->state != RM_ARMED)
+		if (s->state != RM_ARMED || (periodic && !s->period))
 			continue;
 		timingwheel_prep_stop(rm_sqe(r), (k + i) % RM_SLOTS, s->gen,
 				      (k + i) % RM_SLOTS + 1000ULL * s->gen,
 				      TWHEEL_SQE_RESULT);
 		rm_submit(r);
 		/* The stop is in the SQ: whether it provably wins. */
-		s->won = timingwheel_stop_won(r->sq, s->when);
+		due = s->next ? s->next : s->when;
+		s->won_at = timingwheel_stop_won(r->sq, due) ? due : 0;
 		s->fired = false;
 		s->state = RM_STOPPING;
 		r->stops++;
-		return;
+		return true;
 	}
+	return false;
 }
 
 /* Wait for every slot still armed or stopping, 60 s past the last due. */
@@ -257,6 +298,10 @@ static void rm_drain(struct rm *r)
 	uint64_t end = r->last + 60 * SEC;
 	struct pollfd pfd = { .fd = r->ring.fd, .events = POLLIN };
 
+	rm_submit(r);
+	/* Periodic slots never end by themselves. */
+	while (rm_stop(r, true))
+		;
 	rm_submit(r);
 	while (r->armed && clock_ns(CLOCK_MONOTONIC) < end) {
 		if (rm_read(r))
@@ -294,6 +339,8 @@ static int rm_setup(struct rm *r, int fd)
 	};
 	int ret;
 
+	r->periodic = below(2);
+	p.flags = r->periodic ? TWHEEL_RING_SETUP_PERIODIC : 0;
 	r->res = res[below(3)];
 	cfg.resolution_ns = r->res;
 	if (tw_ioctl(fd, TWHEEL_IOC_SET_CONFIG, &cfg))
@@ -321,7 +368,7 @@ static int fuzz_ring_model(unsigned int seconds)
 			rm_start(r);
 			break;
 		case 4 ... 5:
-			rm_stop(r);
+			rm_stop(r, false);
 			break;
 		case 6 ... 7:
 			rm_read(r);
@@ -334,8 +381,9 @@ static int fuzz_ring_model(unsigned int seconds)
 		}
 	}
 	rm_drain(r);
-	printf("TW-FUZZ ring seed=%llu steps=%llu starts=%llu stops=%llu ", seed, step,
-	       (unsigned long long)r->starts, (unsigned long long)r->stops);
+	printf("TW-FUZZ ring seed=%llu steps=%llu starts=%llu periodic=%llu stops=%llu ",
+	       seed, step, (unsigned long long)r->starts,
+	       (unsigned long long)r->periodics, (unsigned long long)r->stops);
 	printf("late=%llu events=%llu failures=%llu\n", (unsigned long long)r->late,
 	       (unsigned long long)r->events, failures);
 	timingwheel_ring_exit(&r->ring);
