@@ -151,6 +151,7 @@
 #include "tw_client.h"
 #include "tw_compat.h"
 #include "tw_core.h"
+#include "tw_div.h"
 #include "tw_ids.h"
 #include "tw_memcg.h"
 #include "tw_ring.h"
@@ -409,7 +410,7 @@ static u64 tw_clock_ns(const struct tw_client *c)
 /* The first tick at or after @ns: a timer there never fires early. */
 static u64 tw_tick_ceil(const struct tw_client *c, u64 ns)
 {
-	u64 rem, tick = div64_u64_rem(ns, c->resolution, &rem);
+	u64 rem, tick = tw_div(ns, c->resolution, c->res_inv, &rem);
 
 	return tick + (rem != 0);
 }
@@ -1179,11 +1180,13 @@ EXPORT_SYMBOL_TW_KBENCH(tw_client_batch);
 
 /*
  * Bind the hrtimer to the client's clock and start an empty wheel at that
- * clock's current tick.  An hrtimer's clock is fixed at setup, so this is
- * only for a client whose hrtimer is idle: new, or without a timer yet.
+ * clock's current tick, and take the resolution's reciprocal.  An
+ * hrtimer's clock is fixed at setup, so this is only for a client whose
+ * hrtimer is idle: new, or without a timer yet.
  */
 static void tw_set_clock(struct tw_client *c)
 {
+	c->res_inv = tw_div_inv(c->resolution);
 	tw_hrtimer_setup(&c->hrtimer, tw_hrtimer_fn, c->clockid,
 			 HRTIMER_MODE_ABS_SOFT);
 	tw_init(&c->wheel, NULL, 0, div64_u64(tw_clock_ns(c), c->resolution));

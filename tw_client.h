@@ -73,6 +73,7 @@ struct tw_when {
  *              it (READ_ONCE()) by tw_client_read() and tw_poll()
  * @nr_wakeups: runs of tw_client_expire(), ever; @lock
  * @resolution: ns per wheel tick; @lock, and fixed once @started
+ * @res_inv:    tw_div_inv(@resolution), set with it
  * @fire_ns:    the clock at the current advance, for tw_fire(); @lock
  * @clockid:    CLOCK_MONOTONIC or CLOCK_BOOTTIME; as @resolution
  * @started:    a timer was started once: the clock is fixed; @lock
@@ -102,6 +103,7 @@ struct tw_client {
 	u64			nr_queued;
 	u64			nr_wakeups;
 	u64			resolution;
+	u64			res_inv;
 	u64			fire_ns;
 	clockid_t		clockid;
 	bool			started;

@@ -22,10 +22,45 @@
 #include <linux/vmalloc.h>
 
 #include "tw_core.c"
+#include "tw_div.h"
 
 static unsigned long long seed;
 module_param(seed, ullong, 0444);
 MODULE_PARM_DESC(seed, "seed of the randomized cases (0: pick one)");
+
+/*
+ * tw_div() against div64_u64_rem() for every resolution class, near the
+ * multiples of the divisor where the estimate is furthest off (the top of
+ * the range, just past a multiple), and at random.
+ */
+static void tw_test_div(struct kunit *test)
+{
+	static const u64 ds[] = { 1, 1000, 1001, 4096, 999983, 1000000,
+				  123456789, 1000000000 };
+	u64 d, inv, n, q, r, want_r, top, k;
+	unsigned int i, j, bad = 0;
+
+	for (i = 0; i < ARRAY_SIZE(ds); i++) {
+		d = ds[i];
+		inv = tw_div_inv(d);
+		top = div64_u64(U64_MAX, d);
+		for (j = 0; j < 4000; j++) {
+			k = get_random_u64();
+			if (top != U64_MAX)
+				k %= top + 1;
+			if (j < 2000)
+				k = j < 1000 ? top - j : j;
+			n = k * d + (j & 1 ? 0 : (j >> 1) % min_t(u64, d, 7));
+			if (j % 3 == 2 && n > 0)
+				n--;
+			q = tw_div(n, d, inv, &r);
+			bad += q != div64_u64_rem(n, d, &want_r) || r != want_r;
+		}
+		q = tw_div(U64_MAX, d, inv, &r);
+		bad += q != div64_u64_rem(U64_MAX, d, &want_r) || r != want_r;
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0);
+}
 
 /* A test timer remembers where and how often it fired. */
 struct tw_probe {
@@ -1124,6 +1159,7 @@ static void tw_test_roundest(struct kunit *test)
 
 static struct kunit_case tw_core_cases[] = {
 	KUNIT_CASE(tw_test_init_rejects_bad_layouts),
+	KUNIT_CASE(tw_test_div),
 	KUNIT_CASE(tw_test_fires_exactly_at_level_boundaries),
 	KUNIT_CASE(tw_test_wraps_around_level_zero),
 	KUNIT_CASE(tw_test_range_limit),

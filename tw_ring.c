@@ -875,6 +875,7 @@ static int tw_ring_start(struct tw_ring *r, struct tw_client *c,
 	int ret;
 
 	bool periodic = e->flags & TWHEEL_SQE_PERIODIC;
+	u64 max;
 
 	if (periodic && !r->periods)
 		return -EOPNOTSUPP;
@@ -888,8 +889,8 @@ static int tw_ring_start(struct tw_ring *r, struct tw_client *c,
 	if (ret)
 		return ret;
 	/* Checked first, so that a refused start changes nothing. */
-	if (w.lo >= tw_max_expiry(&c->wheel) ||
-	    w.interval >= tw_max_expiry(&c->wheel) - w.lo)
+	max = tw_max_expiry(&c->wheel);
+	if (w.lo >= max || w.interval >= max - w.lo)
 		return -ERANGE;
 	if (s->state == TW_RS_ARMED) {
 		/* Left alone if already due in the range: the core's policy. */

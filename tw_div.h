@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Division by a client's resolution, fixed while timers exist, by a
+ * multiply.  A start converts its due time to a tick: a 64-bit divide
+ * there was a sixth of a ring start's kernel time.
+ *
+ * With inv = floor((2^64 - 1) / d), q0 = floor(n * inv / 2^64) is never
+ * above floor(n / d), since inv <= 2^64 / d, and is below it by less than
+ * n * (d + 1) / (d * 2^64) + 1 < 3, since inv > (2^64 - 1) / d - 1: at most
+ * two corrections.
+ */
+#ifndef _TW_DIV_H
+#define _TW_DIV_H
+
+#include <linux/math64.h>
+
+/* The reciprocal of @d for tw_div(), @d >= 1. */
+static inline u64 tw_div_inv(u64 d)
+{
+	return div64_u64(U64_MAX, d);
+}
+
+/* @n / @d and its remainder in *@rem, exact, for @inv = tw_div_inv(@d). */
+static inline u64 tw_div(u64 n, u64 d, u64 inv, u64 *rem)
+{
+	u64 q = mul_u64_u64_shr(n, inv, 64);
+	u64 m = n - q * d;
+
+	while (m >= d) {
+		q++;
+		m -= d;
+	}
+	*rem = m;
+	return q;
+}
+
+#endif /* _TW_DIV_H */
