@@ -4,10 +4,11 @@
  * multiply.  A start converts its due time to a tick: a 64-bit divide
  * there was a sixth of a ring start's kernel time.
  *
- * With inv = floor((2^64 - 1) / d), q0 = floor(n * inv / 2^64) is never
- * above floor(n / d), since inv <= 2^64 / d, and is below it by less than
- * n * (d + 1) / (d * 2^64) + 1 < 3, since inv > (2^64 - 1) / d - 1: at most
- * two corrections.
+ * With inv = floor((2^64 - 1) / d) = (2^64 - 1 - e) / d, where
+ * e = (2^64 - 1) mod d, n * inv / 2^64 = n / d - n * (1 + e) / (d * 2^64),
+ * and n < 2^64 and e < d make the second term less than 1: so
+ * q0 = floor(n * inv / 2^64) is floor(n / d) or one below it, and one
+ * correction makes it exact.
  */
 #ifndef _TW_DIV_H
 #define _TW_DIV_H
@@ -26,7 +27,7 @@ static inline u64 tw_div(u64 n, u64 d, u64 inv, u64 *rem)
 	u64 q = mul_u64_u64_shr(n, inv, 64);
 	u64 m = n - q * d;
 
-	while (m >= d) {
+	if (m >= d) {
 		q++;
 		m -= d;
 	}
