@@ -175,6 +175,12 @@ void timingwheel_prep_start(struct twheel_sqe *sqe, uint32_t slot,
 			    uint16_t gen, uint64_t cookie, uint64_t when_ns,
 			    uint64_t slack_ns, unsigned int flags);
 
+/* timingwheel_prep_start(3): fill @sqe with a start @delay_ns from now. */
+void timingwheel_prep_start_in(struct timingwheel_sq *sq,
+			       struct twheel_sqe *sqe, uint32_t slot,
+			       uint16_t gen, uint64_t cookie, uint64_t delay_ns,
+			       uint64_t slack_ns, unsigned int flags);
+
 /* timingwheel_prep_start(3): fill @sqe with a periodic start. */
 void timingwheel_prep_periodic(struct twheel_sqe *sqe, uint32_t slot,
 			       uint16_t gen, uint64_t cookie, uint64_t first_ns,

@@ -210,6 +210,19 @@ TW_EXPORT void timingwheel_prep_start(struct twheel_sqe *sqe, uint32_t slot,
 	sqe->arg = slack_ns;
 }
 
+TW_EXPORT void timingwheel_prep_start_in(struct timingwheel_sq *sq,
+					 struct twheel_sqe *sqe, uint32_t slot,
+					 uint16_t gen, uint64_t cookie,
+					 uint64_t delay_ns, uint64_t slack_ns,
+					 unsigned int flags)
+{
+	uint64_t now = timingwheel_now((clockid_t)sq->ring->hdr->clockid);
+	uint64_t when = now + delay_ns < now ? UINT64_MAX : now + delay_ns;
+
+	/* Past a ktime's reach the kernel answers ERANGE, as for a START. */
+	timingwheel_prep_start(sqe, slot, gen, cookie, when, slack_ns, flags);
+}
+
 TW_EXPORT void timingwheel_prep_periodic(struct twheel_sqe *sqe, uint32_t slot,
 					 uint16_t gen, uint64_t cookie,
 					 uint64_t first_ns, uint64_t period_ns,

@@ -744,14 +744,15 @@ static void test_ring_results(void)
 
 /*
  * A periodic start is due at its first time, whatever its period: submit
- * enters for one due before armed_for.  Its events keep to the period.
+ * enters for one due before armed_for.  A start_in() is due its delay
+ * after the clock read.
  */
 static void test_ring_periodic(void)
 {
 	uint64_t now = timingwheel_now(CLOCK_MONOTONIC), first = now + 20 * MS;
 	struct timingwheel_ring ring;
 	struct timingwheel_sq *sq;
-	struct twheel_cqe ev[4];
+	struct twheel_cqe ev[4], *x;
 	uint32_t a, b;
 	uint16_t ga, gb;
 	int want;
@@ -776,6 +777,17 @@ static void test_ring_periodic(void)
 	      ev[0].flags == (TWHEEL_CQE_EXPIRY | TWHEEL_CQE_PERIODIC),
 	      "periodic expiry %llx flags %x", (unsigned long long)ev[0].cookie,
 	      ev[0].flags);
+	/* Relative, from a clock read: due no earlier than the delay. */
+	now = timingwheel_now(CLOCK_MONOTONIC);
+	timingwheel_prep_start_in(sq, timingwheel_get_sqe(sq), a, ga, 4,
+				  30 * MS, 0, TWHEEL_SQE_REPLACE);
+	CHECK_RET(timingwheel_submit(sq), 1);
+	CHECK_RET(ring_reap(&ring, ev, 1, 5000), 1);
+	x = &ev[0];
+	CHECK(x->cookie == 4 && x->due >= now + 30 * MS &&
+	      x->due <= timingwheel_now(CLOCK_MONOTONIC) + 30 * MS,
+	      "start_in: due %llu, asked %llu + 30 ms", (unsigned long long)x->due,
+	      (unsigned long long)now);
 	timingwheel_prep_stop(timingwheel_get_sqe(sq), b, gb, 3, TWHEEL_SQE_RESULT);
 	CHECK_RET(timingwheel_submit(sq), 1);
 	/* A stop is applied at the next consumption point: make it now. */
