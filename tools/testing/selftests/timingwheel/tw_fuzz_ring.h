@@ -7,7 +7,7 @@
  *
  * Small rings (an SQ of 8 or 16, a CQ of 8 to 64) so that full SQs, a full
  * CQ, waiting events and NEED_FLUSH come often.  Starts are due 0 to 20 ms
- * ahead, some in the past, with slack or none; on half the files (set up
+ * ahead, some in the past, with slack or none; on 3 files in 4 (set up
  * with TWHEEL_RING_SETUP_PERIODIC) a quarter of the starts are periodic,
  * every 200 us to 5 ms.  Every stop asks for its result
  * (TWHEEL_SQE_RESULT), so that each slot's outcome is known before it is
@@ -339,7 +339,7 @@ static int rm_setup(struct rm *r, int fd)
 	};
 	int ret;
 
-	r->periodic = below(2);
+	r->periodic = below(4) != 0;
 	p.flags = r->periodic ? TWHEEL_RING_SETUP_PERIODIC : 0;
 	r->res = res[below(3)];
 	cfg.resolution_ns = r->res;
