@@ -117,16 +117,27 @@
  * (8 bytes more a slot, charged with the rest).  A start with
  * TWHEEL_SQE_PERIODIC gives its period in ``arg`` (whole ticks, as an id
  * timer's interval; there is no slack), and its first due time in
- * ``when``.  The slot is armed again when its expiry is posted, for its
+ * ``when``.  When its expiry is posted, the slot is due again at its
  * first period after the clock: the periods passed meanwhile are counted
  * in that event's overrun, as timerfd counts them, so each event stands
  * for 1 + overrun periods and none is lost.  A slot whose event waits for
- * CQ room is not armed while it waits: however long the consumer lags,
- * a periodic slot holds at most one event, and costs the callback at most
- * one re-arm per period.  Events of the slot carry TWHEEL_CQE_PERIODIC
- * while it stays armed; the first event without it (centuries ahead, past
- * the wheel's reach) is its last.  A stop ends it like a one-shot: its
- * result says whether the slot was armed or its event was waiting.
+ * CQ room is not armed while it waits: however long the consumer lags, a
+ * periodic slot holds at most one event.
+ *
+ * Only process context arms it again.  A slot whose expiry the hrtimer
+ * callback posted is parked, its next period noted, and NEED_FLUSH set;
+ * the file's next system call (the library's cq_advance() or submit()
+ * enters for the flag, and poll() does a chunk) arms it, and if that
+ * period already passed it fires at once, its overrun counting the rest.
+ * So softirq work on a periodic slot is one expiry per system call of its
+ * file, as an id timer's periodic expiries are one per read(): a store to
+ * the CQ head cannot buy a callback every microsecond.  A parked slot
+ * counts as pending, and a stop of it answers STOPPED_PENDING.
+ *
+ * Events of the slot carry TWHEEL_CQE_PERIODIC while it stays armed; the
+ * first event without it (centuries ahead, past the wheel's reach) is its
+ * last.  A stop ends it like a one-shot: its result says whether the
+ * slot was armed or its event was waiting.
  */
 
 #include <linux/highmem.h>
@@ -154,6 +165,7 @@ enum tw_rslot_state {
 	TW_RS_FREE,
 	TW_RS_ARMED,
 	TW_RS_WAITING,
+	TW_RS_PARKED,
 };
 
 /**
@@ -218,6 +230,12 @@ struct tw_ring_sq {
  * @waiting:    WAITING slots, in firing order; tw_client.lock
  * @nr_armed:   ARMED slots; tw_client.lock
  * @nr_waiting: WAITING slots; tw_client.lock
+ * @parked:     PARKED slots: periodic ones whose expiry a callback posted,
+ *              each due its next period in @node.expires, waiting for a
+ *              system call to arm them again; tw_client.lock
+ * @nr_parked:  PARKED slots; tw_client.lock
+ * @softirq:    the consumption point running is the hrtimer callback's;
+ *              tw_client.lock
  * @posted:     events and results posted, ever; tw_client.lock
  * @waited:     events that waited for room, ever; tw_client.lock
  * @errors:     entries that failed, ever; tw_client.lock
@@ -253,6 +271,9 @@ struct tw_ring {
 	struct list_head	waiting;
 	u64			nr_armed;
 	u64			nr_waiting;
+	struct list_head	parked;
+	u64			nr_parked;
+	bool			softirq;
 	u64			posted;
 	u64			waited;
 	u64			errors;
@@ -453,6 +474,7 @@ struct tw_ring *tw_ring_alloc(struct twheel_ring_setup *p, clockid_t clockid,
 	r->off = off;
 	r->memory = p->memory;
 	INIT_LIST_HEAD(&r->waiting);
+	INIT_LIST_HEAD(&r->parked);
 	r->sq_pages = DIV_ROUND_UP(p->sq_bytes, PAGE_SIZE);
 	r->cq_pages = DIV_ROUND_UP(p->cq_bytes, PAGE_SIZE);
 	r->nr_pages = 1 + r->nr_sq * r->sq_pages + r->cq_pages;
@@ -702,9 +724,10 @@ static u64 tw_ring_period(const struct tw_ring *r, const struct tw_rslot *s)
 
 /*
  * Post slot @s's expiry into @e, fired at @fired, the clock at @now.  A
- * one-shot slot is free again; a periodic one is armed for its first
- * period after @now, the periods it passed counted in the event's overrun
- * ("DOC: Periodic slots").
+ * one-shot slot is free again; a periodic one is due its first period
+ * after @now, the periods it passed counted in the event's overrun: armed
+ * for it, or, by a callback, parked until a system call arms it ("DOC:
+ * Periodic slots").
  */
 static void tw_ring_post_slot(struct tw_ring *r, struct tw_client *c,
 			      struct twheel_cqe *e, struct tw_rslot *s,
@@ -720,13 +743,50 @@ static void tw_ring_post_slot(struct tw_ring *r, struct tw_client *c,
 	if (tick >= due + every)
 		e->overrun = div64_u64(tick - due, every);
 	next = due + (e->overrun + 1) * every;
-	tw_timer_init(&s->node);
 	/* Past the wheel's reach, centuries ahead: the slot ends. */
-	if (tw_start(&c->wheel, &s->node, next))
+	if (next >= tw_max_expiry(&c->wheel))
 		return;
 	e->flags |= TWHEEL_CQE_PERIODIC;
+	tw_timer_init(&s->node);
+	if (r->softirq) {
+		s->node.expires = next;
+		list_add_tail(&s->node.link, &r->parked);
+		s->state = TW_RS_PARKED;
+		r->nr_parked++;
+		return;
+	}
+	/* Below the reach, which only moves on: cannot fail. */
+	WARN_ON_ONCE(tw_start(&c->wheel, &s->node, next));
 	s->state = TW_RS_ARMED;
 	r->nr_armed++;
+}
+
+/*
+ * Arm parked slots for their next period, within @budget, in process
+ * context; one already due fires at the advance that follows.  Return
+ * how many.
+ */
+static unsigned int tw_ring_unpark(struct tw_ring *r, struct tw_client *c,
+				   unsigned int budget)
+{
+	struct tw_rslot *s;
+	unsigned int n = 0;
+	u64 next;
+
+	while (n < budget && !list_empty(&r->parked)) {
+		s = list_first_entry(&r->parked, struct tw_rslot, node.link);
+		list_del(&s->node.link);
+		r->nr_parked--;
+		next = s->node.expires;
+		tw_timer_init(&s->node);
+		s->state = TW_RS_FREE;
+		if (WARN_ON_ONCE(tw_start(&c->wheel, &s->node, next)))
+			continue;
+		s->state = TW_RS_ARMED;
+		r->nr_armed++;
+		n++;
+	}
+	return n;
 }
 
 /**
@@ -901,6 +961,9 @@ static int tw_ring_start(struct tw_ring *r, struct tw_client *c,
 		if (s->state == TW_RS_WAITING) {
 			list_del(&s->node.link);
 			r->nr_waiting--;
+		} else if (s->state == TW_RS_PARKED) {
+			list_del(&s->node.link);
+			r->nr_parked--;
 		}
 		tw_timer_init(&s->node);
 		ret = tw_start_range(&c->wheel, &s->node, w.lo, w.hi);
@@ -934,6 +997,12 @@ static int tw_ring_stop(struct tw_ring *r, struct tw_client *c,
 		return TWHEEL_STOPPED_PENDING;
 	}
 	list_del(&s->node.link);
+	/* Parked, a periodic slot is as good as armed. */
+	if (s->state == TW_RS_PARKED) {
+		r->nr_parked--;
+		s->state = TW_RS_FREE;
+		return TWHEEL_STOPPED_PENDING;
+	}
 	r->nr_waiting--;
 	s->state = TW_RS_FREE;
 	return TWHEEL_STOPPED_EXPIRED;
@@ -1048,9 +1117,11 @@ bool tw_ring_begin(struct tw_ring *r, struct tw_client *c, u64 now, u64 tick,
 		   unsigned int budget, bool callback)
 {
 	bool left = false;
-	unsigned int done;
+	unsigned int done = 0;
 
 	lockdep_assert_held(&c->lock);
+	/* Until tw_ring_end(): what the wheel fires meanwhile posts so. */
+	r->softirq = callback;
 	if (r->broken)
 		return true;
 	tick = max(tick, tw_now(&c->wheel));
@@ -1060,7 +1131,9 @@ bool tw_ring_begin(struct tw_ring *r, struct tw_client *c, u64 now, u64 tick,
 	r->cq_stored = r->cq_tail;
 	if (!tw_ring_cq_check(r))
 		return true;
-	done = tw_ring_post_held(r, budget);
+	if (!callback)
+		done = tw_ring_unpark(r, c, budget);
+	done += tw_ring_post_held(r, budget - done);
 	done += tw_ring_post_waiting(r, c, budget - done, now);
 	tw_ring_consume(r, c, budget - done, now, &left);
 	if (r->broken)
@@ -1083,6 +1156,7 @@ unsigned int tw_ring_end(struct tw_ring *r)
 {
 	u32 n = r->cq_tail - r->cq_stored;
 
+	r->softirq = false;
 	if (n)
 		/* The events are written before the consumer sees the tail. */
 		smp_store_release(&r->cq_ctl->tail, r->cq_tail);
@@ -1148,7 +1222,8 @@ bool tw_ring_publish(struct tw_ring *r, u64 armed_for)
 	if (r->broken)
 		return false;
 	r->armed_for = armed_for == U64_MAX ? U64_MAX : tw_ring_view(r, armed_for);
-	if (held || (r->flags & TWHEEL_RING_NEED_ENTER))
+	/* Parked slots need a system call too, but not a stalled wheel. */
+	if (held || r->nr_parked || (r->flags & TWHEEL_RING_NEED_ENTER))
 		r->flags |= TWHEEL_RING_NEED_FLUSH;
 	else
 		r->flags &= ~TWHEEL_RING_NEED_FLUSH;
@@ -1210,7 +1285,8 @@ bool tw_ring_more(struct tw_ring *r)
 	for (i = 0; i < r->nr_sq; i++)
 		if (READ_ONCE(r->sq[i].ctl->tail) != r->sq[i].head)
 			return true;
-	return tw_ring_held(r) && tw_ring_cq_check(r) && r->cq_room;
+	return r->nr_parked ||
+	       (tw_ring_held(r) && tw_ring_cq_check(r) && r->cq_room);
 }
 
 /**
@@ -1225,14 +1301,14 @@ bool tw_ring_broken(const struct tw_ring *r)
 }
 
 /**
- * tw_ring_pending - ARMED slots, for GET_INFO
+ * tw_ring_pending - ARMED and PARKED slots, for GET_INFO
  * @r: the rings, the client's lock held
  *
- * Return: the number of slots in the wheel.
+ * Return: the number of slots in the wheel or about to be.
  */
 u64 tw_ring_pending(const struct tw_ring *r)
 {
-	return r->nr_armed;
+	return r->nr_armed + r->nr_parked;
 }
 
 /**

@@ -2159,6 +2159,7 @@ TEST_F_TIMEOUT(tw, ring_stop_and_results, 180) { t_ring_stop_and_results(_metada
 TEST_F_TIMEOUT(tw, ring_cq_full_waits, 180) { t_ring_cq_full_waits(_metadata); }
 TEST_F_TIMEOUT(tw, ring_periodic, 180) { t_ring_periodic(_metadata); }
 TEST_F_TIMEOUT(tw, ring_periodic_waits, 180) { t_ring_periodic_waits(_metadata); }
+TEST_F_TIMEOUT(tw, ring_periodic_parks, 180) { t_ring_periodic_parks(_metadata); }
 TEST_F_TIMEOUT(tw, ring_no_syscall_steady, 180) { t_ring_no_syscall_steady(_metadata); }
 TEST_F_TIMEOUT(tw, ring_stop_before_due_wins, 180)
 {

@@ -524,6 +524,35 @@ static void t_ring_periodic_waits(struct __test_metadata *_metadata)
 	tring_close(&r);
 }
 
+/*
+ * A periodic slot whose expiry the callback posted waits for a system call
+ * to be armed again: with none, one event however many periods pass; the
+ * next call arms it, and its next event counts the periods passed.
+ */
+static void t_ring_periodic_parks(struct __test_metadata *_metadata)
+{
+	uint64_t first = tick_up(now_ns() + 10 * MS, RES_NS), p = 2 * MS;
+	struct twheel_cqe ev[2];
+	uint32_t tail;
+	struct tring r;
+
+	if (!ring_ok(_metadata, tring_open_flags(&r, 16, 16, 8,
+						 TWHEEL_RING_SETUP_PERIODIC)))
+		return;
+	tring_periodic(&r, 0, 100, first, p, 0);
+	EXPECT_TRUE(tring_submit(&r, 0) == 0);
+	/* No system call meanwhile: only the callback runs. */
+	sleep_ms(150);
+	tail = __atomic_load_n(&r.cq->tail, __ATOMIC_ACQUIRE);
+	EXPECT_TRUE(tail == 1) TH_LOG("%u events without a system call", tail);
+	EXPECT_TRUE(r.hdr->flags & TWHEEL_RING_NEED_FLUSH);
+	EXPECT_TRUE(tring_reap(&r, ev, 2, 5000) == 2);
+	EXPECT_TRUE(periodic_check(_metadata, ev, 2, 0, first, p) == 2);
+	EXPECT_TRUE(ev[1].overrun >= 10 && !(ev[1].flags & TWHEEL_CQE_WAITED))
+		TH_LOG("overrun %llu", (unsigned long long)ev[1].overrun);
+	tring_close(&r);
+}
+
 /* A CQ of 8 against 100 expiries: each once, in order, none early. */
 static void t_ring_cq_full_waits(struct __test_metadata *_metadata)
 {
