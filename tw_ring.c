@@ -125,19 +125,22 @@
  * periodic slot holds at most one event.
  *
  * Only process context arms it again.  A slot whose expiry the hrtimer
- * callback posted is parked, its next period noted, and NEED_FLUSH set;
- * the file's next system call (the library's cq_advance() or submit()
- * enters for the flag, and poll() does a chunk) arms it, and if that
- * period already passed it fires at once, its overrun counting the rest.
+ * callback posted is parked, its next period noted, and NEED_ARM set in
+ * the header, as NEED_FLUSH is and for the same reader: the file's next
+ * system call (the library's cq_advance() enters for the flag, poll()
+ * does a chunk, and any ENTER) arms it, and if that period already passed
+ * it fires at once, its overrun counting the rest.  Submitters ignore the
+ * flag: a periodic slot costs its consumer one ENTER per batch of events
+ * read, and no one else a system call.
  * So softirq work on a periodic slot is one expiry per system call of its
  * file, as an id timer's periodic expiries are one per read(): a store to
  * the CQ head cannot buy a callback every microsecond.  A parked slot
  * counts as pending, and a stop of it answers STOPPED_PENDING.
  *
  * Events of the slot carry TWHEEL_CQE_PERIODIC while it stays armed; the
- * first event without it (centuries ahead, past the wheel's reach) is its
- * last.  A stop ends it like a one-shot: its result says whether the
- * slot was armed or its event was waiting.
+ * first event without it (a period past the wheel's reach or a ktime's,
+ * years ahead) is its last.  A stop ends it like a one-shot: its result
+ * says whether the slot was armed or its event was waiting.
  */
 
 #include <linux/highmem.h>
@@ -150,6 +153,7 @@
 
 #include "tw_client.h"
 #include "tw_compat.h"
+#include "tw_div.h"
 #include "tw_ring.h"
 #include "tw_ring_hdr.h"
 
@@ -168,10 +172,13 @@ enum tw_rslot_state {
 	TW_RS_PARKED,
 };
 
+static_assert(TW_RS_PARKED < 4);	/* tw_rslot.state's 2 bits */
+
 /**
  * struct tw_rslot - one timer slot of a ring file, kernel-private: 40 bytes
  * @node:   the wheel's part while ARMED; while WAITING, @node.link is on
- *          tw_ring.waiting; tw_client.lock
+ *          tw_ring.waiting; while PARKED, on tw_ring.parked, and
+ *          @node.expires is its next period's tick; tw_client.lock
  * @cookie: the caller's, carried into the slot's events; tw_client.lock
  * @late:   WAITING: how late it fired, in ns, saturating; tw_client.lock
  * @state:  an enum tw_rslot_state; tw_client.lock
@@ -224,6 +231,7 @@ struct tw_ring_sq {
  * @seq:        the header's sequence count; tw_client.lock
  * @off:        the time namespace offset at setup; constant
  * @resolution: the client's, fixed at setup; constant
+ * @max_tick:   the last tick whose time is a ktime; constant
  * @slots:      @capacity slots, kernel-private
  * @periods:    per slot, its period in ticks, 0 for a one-shot; NULL
  *              without TWHEEL_RING_SETUP_PERIODIC; tw_client.lock
@@ -266,6 +274,7 @@ struct tw_ring {
 	u32			seq;
 	s64			off;
 	u64			resolution;
+	u64			max_tick;
 	struct tw_rslot		*slots;
 	u64			*periods;
 	struct list_head	waiting;
@@ -471,6 +480,7 @@ struct tw_ring *tw_ring_alloc(struct twheel_ring_setup *p, clockid_t clockid,
 	r->cq_entries = p->cq_entries;
 	r->cq_room = p->cq_entries;
 	r->resolution = resolution;
+	r->max_tick = div64_u64(KTIME_MAX, resolution);
 	r->off = off;
 	r->memory = p->memory;
 	INIT_LIST_HEAD(&r->waiting);
@@ -733,18 +743,18 @@ static void tw_ring_post_slot(struct tw_ring *r, struct tw_client *c,
 			      struct twheel_cqe *e, struct tw_rslot *s,
 			      u64 fired, u16 flags, u64 now)
 {
-	u64 every = tw_ring_period(r, s), due = s->node.expires, tick, next;
+	u64 every = tw_ring_period(r, s), due = s->node.expires, tick, next, rem;
 
 	tw_ring_post_expiry(r, e, s, fired, flags);
 	s->state = TW_RS_FREE;
 	if (!every)
 		return;
-	tick = max(div64_u64(now, r->resolution), tw_now(&c->wheel));
+	tick = max(tw_div(now, r->resolution, c->res_inv, &rem), tw_now(&c->wheel));
 	if (tick >= due + every)
 		e->overrun = div64_u64(tick - due, every);
 	next = due + (e->overrun + 1) * every;
-	/* Past the wheel's reach, centuries ahead: the slot ends. */
-	if (next >= tw_max_expiry(&c->wheel))
+	/* Past the wheel's or a ktime's reach, years ahead: the slot ends. */
+	if (next >= tw_max_expiry(&c->wheel) || next > r->max_tick)
 		return;
 	e->flags |= TWHEEL_CQE_PERIODIC;
 	tw_timer_init(&s->node);
@@ -1222,11 +1232,15 @@ bool tw_ring_publish(struct tw_ring *r, u64 armed_for)
 	if (r->broken)
 		return false;
 	r->armed_for = armed_for == U64_MAX ? U64_MAX : tw_ring_view(r, armed_for);
-	/* Parked slots need a system call too, but not a stalled wheel. */
-	if (held || r->nr_parked || (r->flags & TWHEEL_RING_NEED_ENTER))
+	if (held || (r->flags & TWHEEL_RING_NEED_ENTER))
 		r->flags |= TWHEEL_RING_NEED_FLUSH;
 	else
 		r->flags &= ~TWHEEL_RING_NEED_FLUSH;
+	/* For the CQ's reader alone: submitters need not enter for it. */
+	if (r->nr_parked)
+		r->flags |= TWHEEL_RING_NEED_ARM;
+	else
+		r->flags &= ~TWHEEL_RING_NEED_ARM;
 	/* Its full barrier pairs with the submitter's and the CQ consumer's. */
 	tw_ring_announce(r);
 	for (i = 0; i < r->nr_sq; i++)
@@ -1343,7 +1357,8 @@ __poll_t tw_ring_poll_mask(struct tw_ring *r)
 		return EPOLLERR | (READ_ONCE(r->cq_stored) !=
 				   READ_ONCE(r->cq_ctl->head) ?
 				   EPOLLIN | EPOLLRDNORM : 0);
-	if ((flags & (TWHEEL_RING_NEED_ENTER | TWHEEL_RING_NEED_FLUSH)) ||
+	if ((flags & (TWHEEL_RING_NEED_ENTER | TWHEEL_RING_NEED_FLUSH |
+		      TWHEEL_RING_NEED_ARM)) ||
 	    READ_ONCE(r->cq_stored) != READ_ONCE(r->cq_ctl->head))
 		return EPOLLIN | EPOLLRDNORM;
 	return 0;

@@ -220,7 +220,8 @@ TW_EXPORT void timingwheel_prep_start_in(struct timingwheel_sq *sq,
 	uint64_t when = now + delay_ns < now ? UINT64_MAX : now + delay_ns;
 
 	/* Past a ktime's reach the kernel answers ERANGE, as for a START. */
-	timingwheel_prep_start(sqe, slot, gen, cookie, when, slack_ns, flags);
+	timingwheel_prep_start(sqe, slot, gen, cookie, when, slack_ns,
+			       flags & ~TWHEEL_SQE_PERIODIC);
 }
 
 TW_EXPORT void timingwheel_prep_periodic(struct twheel_sqe *sqe, uint32_t slot,
@@ -349,10 +350,11 @@ TW_EXPORT int timingwheel_cq_advance(struct timingwheel_ring *ring,
 		return -EINVAL;
 	ring->cq_head += n;
 	__atomic_store_n(&ring->cq->head, ring->cq_head, __ATOMIC_RELEASE);
-	/* The store-buffering pair with the kernel's NEED_FLUSH store. */
+	/* The store-buffering pair with the kernel's NEED_FLUSH (and NEED_ARM) store. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	flags = __atomic_load_n(&ring->hdr->flags, __ATOMIC_RELAXED);
-	if (!(flags & (TWHEEL_RING_NEED_FLUSH | TWHEEL_RING_NEED_ENTER)))
+	if (!(flags & (TWHEEL_RING_NEED_FLUSH | TWHEEL_RING_NEED_ENTER |
+		       TWHEEL_RING_NEED_ARM)))
 		return 0;
 	ret = timingwheel_ring_enter(ring);
 	return ret < 0 ? ret : 0;

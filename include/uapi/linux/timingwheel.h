@@ -199,6 +199,7 @@ struct twheel_ring_hdr {
 #define TWHEEL_RING_NEED_ENTER	(1U << 0)	/* call TWHEEL_IOC_RING_ENTER */
 #define TWHEEL_RING_NEED_FLUSH	(1U << 1)	/* events wait for CQ room: enter */
 #define TWHEEL_RING_BROKEN	(1U << 2)	/* corrupt shared memory: rings unusable */
+#define TWHEEL_RING_NEED_ARM	(1U << 3)	/* periodic slots wait: the CQ's reader enters */
 
 #define TWHEEL_BROKEN_SQ	0x100U		/* | the SQ's index */
 #define TWHEEL_BROKEN_CQ	0x200U

@@ -19,7 +19,9 @@
  * - never lost, never twice: each start ends in one expiry or one stop;
  *   at the end every slot still armed fires (a periodic one is stopped);
  * - a periodic slot's events keep to its period: each is due on the
- *   period after the last event's and the periods its overrun counted;
+ *   period after the last event's and the periods its overrun counted,
+ *   which are the periods passed when it was posted (at its fired, unless
+ *   it waited for room), no more;
  * - a stop is told the truth: STOPPED_PENDING or STOPPED_EXPIRED and no
  *   expiry, or -ENOENT after its expiry; a stop that timingwheel_stop_won()
  *   called won is never followed by its expiry;
@@ -162,6 +164,17 @@ static void rm_expiry(struct rm *r, const struct twheel_cqe *e)
 		FAIL("ring: slot %u fired at %llu after its stop was said to win", e->slot,
 		     (unsigned long long)e->due);
 	if (s->period) {
+		/* The periods passed when it was posted: at its fired, or after. */
+		uint64_t passed = (e->fired / r->res * r->res - e->due) / s->period;
+
+		if (e->flags & TWHEEL_CQE_WAITED ? e->overrun < passed : e->overrun != passed)
+			FAIL("ring: slot %u due %llu fired %llu: overrun %llu, %llu passed",
+			     e->slot, (unsigned long long)e->due,
+			     (unsigned long long)e->fired, (unsigned long long)e->overrun,
+			     (unsigned long long)passed);
+		if (e->due + e->overrun * s->period > now)
+			FAIL("ring: slot %u overrun %llu past the time", e->slot,
+			     (unsigned long long)e->overrun);
 		/* Armed again, or it says it ended: not within 60 s. */
 		if (!(e->flags & TWHEEL_CQE_PERIODIC))
 			FAIL("ring: periodic slot %u not armed again", e->slot);
