@@ -15,4 +15,9 @@ typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
 
+/* The kernel's, from <linux/compiler_types.h>, which it includes everywhere. */
+#ifndef noinline
+#define noinline __attribute__((__noinline__))
+#endif
+
 #endif
