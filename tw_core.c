@@ -154,6 +154,13 @@
  * tw_next_event() does, takes a slot's list whole, and counts the timers
  * it fired off nr_pending once per tick, not once per timer; each of these
  * has a planted bug as well.
+ *
+ * The out-of-line halves, __tw_start(), __tw_modify(), __tw_modify_range(),
+ * __tw_next_event() and __tw_advance(), are noinline.  Inlined by link-time
+ * optimisation into the caller's function that uses the fast paths, their
+ * rarely run bulk made that function too big to be inlined in turn where it
+ * is called, an event callback in its expiry loop: in Ratas' benchmark
+ * program that cost 6% of all instructions.
  */
 
 /**
@@ -340,7 +347,7 @@ u64 tw_max_expiry(const struct tw_wheel *wheel)
  *
  * Return: as tw_start().
  */
-int __tw_start(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires)
+noinline int __tw_start(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires)
 {
 	unsigned int lvl;
 
@@ -393,7 +400,7 @@ static bool tw_may_stay(const struct tw_wheel *w, const struct tw_timer *t,
  *
  * Return: as tw_modify().
  */
-int __tw_modify(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires)
+noinline int __tw_modify(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires)
 {
 	if (tw_may_stay(wheel, timer, expires)) {
 		timer->expires = expires;
@@ -481,7 +488,7 @@ static u64 tw_level_horizon(const struct tw_wheel *w, unsigned int lvl)
  *
  * Return: that tick, or TW_NO_EVENT.
  */
-u64 __tw_next_event(const struct tw_wheel *w, u64 limit)
+noinline u64 __tw_next_event(const struct tw_wheel *w, u64 limit)
 {
 	u64 best = TW_NO_EVENT;
 	unsigned int lvl;
@@ -733,7 +740,7 @@ static __always_inline bool tw_run_expired(struct tw_wheel *w,
  *
  * Return: as tw_advance().
  */
-unsigned int __tw_advance(struct tw_wheel *wheel, u64 target,
+noinline unsigned int __tw_advance(struct tw_wheel *wheel, u64 target,
 			  unsigned int budget, tw_expire_fn fn, void *data)
 {
 	u64 fired = wheel->nr_fired;
@@ -882,7 +889,7 @@ int tw_start_range(struct tw_wheel *wheel, struct tw_timer *timer,
  *
  * Return: as tw_modify_range().
  */
-int __tw_modify_range(struct tw_wheel *wheel, struct tw_timer *timer,
+noinline int __tw_modify_range(struct tw_wheel *wheel, struct tw_timer *timer,
 		      u64 lo, u64 hi)
 {
 	int ret = tw_check_range(wheel, lo, &hi);

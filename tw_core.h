@@ -285,12 +285,25 @@ static inline u64 tw_now(const struct tw_wheel *wheel)
 }
 
 /**
- * tw_next0 - level 0's next occupied slot in now's round
- * @w: the wheel
+ * tw_ahead0 - level 0's occupied slots after one in the same round
+ * @w:   the wheel
+ * @idx: a slot of level 0
  *
  * Written once for tw_next_event() and tw_advance(), so that a compiler
  * that inlines both, one after the other as an event loop calls them, may
  * compute it once.
+ *
+ * Return: bit k set for each occupied slot k after @idx.
+ */
+static __always_inline u64 tw_ahead0(const struct tw_wheel *w,
+				     unsigned long idx)
+{
+	return w->pending_map[0] & (~1ULL << idx);
+}
+
+/**
+ * tw_next0 - level 0's next occupied slot in now's round
+ * @w: the wheel
  *
  * Return: the tick of level 0's first occupied slot after now's, up to the
  * end of its round; 0, which is never after now, if there is none.
@@ -298,8 +311,7 @@ static inline u64 tw_now(const struct tw_wheel *wheel)
 static __always_inline u64 tw_next0(const struct tw_wheel *w)
 {
 	unsigned long idx = tw_slot0(w, w->now);
-	/* Bit k set for the occupied slots k after now's. */
-	u64 ahead = w->pending_map[0] & (~1ULL << idx);
+	u64 ahead = tw_ahead0(w, idx);
 
 	return ahead ? w->now - idx + __ffs64(ahead) : 0;
 }
@@ -465,7 +477,7 @@ unsigned int __tw_advance(struct tw_wheel *wheel, u64 target,
  * advance() is: no budget, nothing waiting (tw_has_due() false) and
  * @target in the round of level 0 that now is in, so that no slot above
  * level 0 can come round.  Then level 0's occupied slots in (now, @target]
- * fire in order, each found as tw_next_event() finds it (tw_next0()), each
+ * fire in order, each found as tw_next_event() finds it (tw_ahead0()), each
  * tick's timers moved to the expired list in one step and handed out as
  * tw_fire_list() does, without its budget test (tw_fire_all()); the loop
  * stops at @target's slot without another look.  The call, the checks of
@@ -478,30 +490,34 @@ static __always_inline unsigned int
 tw_advance(struct tw_wheel *wheel, u64 target, unsigned int budget,
 	   tw_expire_fn fn, void *data)
 {
-	u64 fired = 0, next;
-	unsigned long idx;
+	u64 fired = 0, ahead, base;
+	unsigned long idx, last;
 
 	/* @target in now's round of level 0: no bit above the mask differs. */
 	if (budget != TW_NO_BUDGET || tw_has_due(wheel) ||
 	    target <= wheel->now || (target ^ wheel->now) > wheel->near_mask)
 		return __tw_advance(wheel, target, budget, fn, data);
 	/*
-	 * Level 0's occupied slots up to @target's, in order.  A callback
-	 * may start timers for the ticks after now's up to @target's, which
-	 * the next look finds; the slots before now's hold the next round.
-	 * The first look is the one tw_next_event() has just made, if the
-	 * caller asked.
+	 * Level 0's occupied slots after now's up to @target's, in order,
+	 * counted in slots of the round: slot k is tick @base + k.  A
+	 * callback may start timers for the ticks after now's up to
+	 * @target's, which the next look finds; the slots before now's hold
+	 * the next round.  The first look is the one tw_next_event() has
+	 * just made, if the caller asked.
 	 */
-	next = tw_next0(wheel);
-	while (next && next <= target) {
-		idx = tw_slot0(wheel, next);
-		wheel->now = next;
+	idx = tw_slot0(wheel, wheel->now);
+	base = wheel->now - idx;
+	last = tw_slot0(wheel, target);
+	while ((ahead = tw_ahead0(wheel, idx))) {
+		idx = __ffs64(ahead);
+		if (idx > last)
+			break;
+		wheel->now = base + idx;
 		wheel->pending_map[0] &= ~BIT_ULL(idx);
 		tw_take_slot(wheel, idx);
 		fired += tw_fire_all(wheel, fn, data);
-		if (next == target)
+		if (idx == last)
 			break;
-		next = tw_next0(wheel);
 	}
 	wheel->now = target;
 	return fired < UINT_MAX ? fired : UINT_MAX;

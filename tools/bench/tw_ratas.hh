@@ -225,10 +225,22 @@ void TimerWheel::schedule_in_range(TimerEventInterface *event, Tick start,
 
 Tick TimerWheel::ticks_to_next_event(Tick max, int level)
 {
-	Tick now = tw_now(&w_), limit;
-	Tick next;
+	Tick now = tw_now(&w_), limit, next, ahead = 0;
+	unsigned long idx = tw_slot0(&w_, now);
 
 	(void)level;
+	/*
+	 * tw_next_event()'s inline case first, in ticks: level 0 has work
+	 * later in now's round, and nothing waits.  Bounded by @max, with no
+	 * limit to compute and no TW_NO_EVENT to map back; in slots of the
+	 * round, as tw_advance() counts them.
+	 */
+	if (!tw_has_due(&w_))
+		ahead = tw_ahead0(&w_, idx);
+	if (ahead) {
+		next = __ffs64(ahead) - idx;
+		return next < max ? next : max;
+	}
 	/* Any limit will do: no event is past the end of time. */
 	if (__builtin_add_overflow(now, max, &limit))
 		limit = TW_NO_EVENT;

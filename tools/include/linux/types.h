@@ -9,10 +9,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/cdefs.h>
 
 typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
+
+/*
+ * The kernel's, from <linux/compiler_types.h>, which it includes
+ * everywhere; glibc's spelling of the attribute, from <sys/cdefs.h>.
+ */
+#ifndef noinline
+#define noinline __attribute_noinline__
+#endif
 
 #endif
