@@ -784,15 +784,49 @@ static int tw_start_due(struct tw_client *c, const struct twheel_op *op,
 	return check_add_overflow(now, op->value, due) ? -ERANGE : 0;
 }
 
+/* A period of @every ns in whole ticks, in *@ticks; 0 for none. */
+static int tw_period_ticks(const struct tw_client *c, u64 every, u64 *ticks)
+{
+	u64 rem;
+
+	*ticks = 0;
+	if (!every)
+		return 0;
+	/* Whole ticks, or expiries would drift off the schedule. */
+	*ticks = tw_div(every, c->resolution, c->res_inv, &rem);
+	return rem ? -EINVAL : 0;
+}
+
+/*
+ * The ticks a timer due at @due, host's view, may fire at: the first at
+ * or after it, and the last that @slack reaches.
+ */
+static int tw_when_range(const struct tw_client *c, u64 due, u64 slack,
+			 struct tw_when *w)
+{
+	u64 last;
+	int ret;
+
+	ret = tw_due_tick(c, due, &w->lo);
+	w->hi = w->lo;
+	if (ret || !slack)
+		return ret;
+	/* The slack only widens the choice: it ends at a ktime's, and the wheel's, reach. */
+	if (check_add_overflow(due, slack, &last) || last > KTIME_MAX)
+		last = KTIME_MAX;
+	last = min(div64_u64(last, c->resolution), tw_max_expiry(&c->wheel) - 1);
+	w->hi = max(w->lo, last);
+	return 0;
+}
+
 /*
  * A START's arguments: the ticks it may fire at and its period in ticks,
- * or the error that refuses it.  The first tick is the first at or after
- * the due time, the last the last that the slack reaches.
+ * or the error that refuses it.
  */
 static int tw_start_args(struct tw_client *c, const struct twheel_op *op,
 			 u64 now, s64 off, struct tw_when *w)
 {
-	u64 due, last, rem;
+	u64 due;
 	int ret;
 
 	lockdep_assert_held(&c->lock);
@@ -801,26 +835,10 @@ static int tw_start_args(struct tw_client *c, const struct twheel_op *op,
 	/* Its period would have to keep to the tick the slack chose. */
 	if (op->slack && op->interval)
 		return -EINVAL;
-	w->interval = 0;
-	if (op->interval) {
-		/* Whole ticks, or expiries would drift off the schedule. */
-		w->interval = div64_u64_rem(op->interval, c->resolution, &rem);
-		if (rem)
-			return -EINVAL;
-	}
-	ret = tw_start_due(c, op, now, off, &due);
+	ret = tw_period_ticks(c, op->interval, &w->interval);
 	if (!ret)
-		ret = tw_due_tick(c, due, &w->lo);
-	if (ret || !op->slack) {
-		w->hi = w->lo;
-		return ret;
-	}
-	/* The slack only widens the choice: it ends at a ktime's, and the wheel's, reach. */
-	if (check_add_overflow(due, op->slack, &last) || last > KTIME_MAX)
-		last = KTIME_MAX;
-	last = min(div64_u64(last, c->resolution), tw_max_expiry(&c->wheel) - 1);
-	w->hi = max(w->lo, last);
-	return 0;
+		ret = tw_start_due(c, op, now, off, &due);
+	return ret ? ret : tw_when_range(c, due, op->slack, w);
 }
 
 /**
@@ -830,20 +848,21 @@ static int tw_start_args(struct tw_client *c, const struct twheel_op *op,
  * @slack: how much later it may fire
  * @every: the period, 0 for a one-shot start
  * @off:   the rings' time namespace offset, fixed at their setup
- * @now:   the clock, host's view
  * @w:     filled in
  *
- * Return: 0, or -EINVAL or -ERANGE as for TWHEEL_IOC_START.
+ * Return: 0, or -EINVAL or -ERANGE as for an absolute TWHEEL_IOC_START.
  */
 int tw_client_when(struct tw_client *c, u64 when, u64 slack, u64 every,
-		   s64 off, u64 now, struct tw_when *w)
+		   s64 off, struct tw_when *w)
 {
-	struct twheel_op op = {
-		.op = TWHEEL_OP_START, .flags = TWHEEL_TIMER_ABSTIME,
-		.value = when, .slack = slack, .interval = every,
-	};
+	u64 due;
+	int ret;
 
-	return tw_start_args(c, &op, now, off, w);
+	lockdep_assert_held(&c->lock);
+	ret = tw_period_ticks(c, every, &w->interval);
+	if (!ret)
+		ret = tw_to_host(when, off, &due);
+	return ret ? ret : tw_when_range(c, due, slack, w);
 }
 
 /*

@@ -159,7 +159,7 @@ long tw_client_batch(struct tw_client *c, unsigned int count,
 		     const struct tw_batch_io *io, void *arg);
 unsigned int tw_client_expire(struct tw_client *c);
 int tw_client_when(struct tw_client *c, u64 when, u64 slack, u64 every,
-		   s64 off, u64 now, struct tw_when *w);
+		   s64 off, struct tw_when *w);
 int tw_client_ring_setup(struct tw_client *c, struct twheel_ring_setup *p);
 long tw_client_ring_enter(struct tw_client *c);
 __poll_t tw_client_ring_poll(struct tw_client *c);

@@ -201,6 +201,8 @@ struct tw_rslot {
  * @head: applied head: entries below it are applied; tw_client.lock
  * @pub:  published head: entries below it are the producer's again; at
  *        most @head; tw_client.lock
+ * @held: how many of @res in [@pub, @head) are results, not TW_RES_NONE:
+ *        while none are, @pub moves to @head without a look; tw_client.lock
  */
 struct tw_ring_sq {
 	struct twheel_ring_ctl	*ctl;
@@ -208,6 +210,7 @@ struct tw_ring_sq {
 	s32			*res;
 	u32			head;
 	u32			pub;
+	u32			held;
 };
 
 /**
@@ -887,6 +890,10 @@ static unsigned int tw_ring_post_results(struct tw_ring *r, unsigned int i,
 	if (r->broken)
 		return 0;
 	while (sq->pub != sq->head && n < budget) {
+		if (!sq->held) {
+			sq->pub = sq->head;
+			break;
+		}
 		idx = sq->pub & (r->sq_entries - 1);
 		if (sq->res[idx] != TW_RES_NONE) {
 			e = tw_ring_cqe(r);
@@ -902,6 +909,7 @@ static unsigned int tw_ring_post_results(struct tw_ring *r, unsigned int i,
 			e->res = sq->res[idx];
 			e->sq = i;
 			sq->res[idx] = TW_RES_NONE;
+			sq->held--;
 			n++;
 		}
 		sq->pub++;
@@ -926,65 +934,85 @@ static unsigned int tw_ring_post_held(struct tw_ring *r, unsigned int budget)
 	return done;
 }
 
-/* Read an entry once, word by word, into a private copy. */
-static void tw_ring_read_sqe(const struct twheel_sqe *src, struct twheel_sqe *e)
+/*
+ * Read an entry once, word by word, into a private copy: initialised whole
+ * at its declaration, so it is not zeroed first.
+ */
+static struct twheel_sqe tw_ring_read_sqe(const struct twheel_sqe *src)
 {
 	const u64 *w = (const u64 *)src;
-	u64 *d = (u64 *)e;
-	unsigned int k;
+	union {
+		u64			w[4];
+		struct twheel_sqe	e;
+	} u = { .w = { READ_ONCE(w[0]), READ_ONCE(w[1]), READ_ONCE(w[2]),
+		       READ_ONCE(w[3]) } };
 
-	for (k = 0; k < sizeof(*e) / sizeof(u64); k++)
-		d[k] = READ_ONCE(w[k]);
+	static_assert(sizeof(u) == sizeof(u.e));
+	return u.e;
 }
 
-/* Arm slot @s for entry @e: new, re-armed, or taken off the waiting list. */
-static int tw_ring_start(struct tw_ring *r, struct tw_client *c,
-			 struct tw_rslot *s, const struct twheel_sqe *e, u64 now)
+/* Take slot @s, not armed, off its list and arm it at @w. */
+static int tw_ring_arm(struct tw_ring *r, struct tw_client *c,
+		       struct tw_rslot *s, const struct tw_when *w)
 {
-	struct tw_when w;
 	int ret;
 
-	bool periodic = e->flags & TWHEEL_SQE_PERIODIC;
-	u64 max;
+	if (s->state == TW_RS_WAITING) {
+		list_del(&s->node.link);
+		r->nr_waiting--;
+	} else if (s->state == TW_RS_PARKED) {
+		list_del(&s->node.link);
+		r->nr_parked--;
+	}
+	s->state = TW_RS_FREE;
+	tw_timer_init(&s->node);
+	/* A range of one tick is that tick: tw_start() inline, no pick. */
+	if (w->lo == w->hi)
+		ret = tw_start(&c->wheel, &s->node, w->lo);
+	else
+		ret = tw_start_range(&c->wheel, &s->node, w->lo, w->hi);
+	if (ret)
+		return ret;
+	r->nr_armed++;
+	s->state = TW_RS_ARMED;
+	return 0;
+}
 
-	if (periodic && !r->periods)
-		return -EOPNOTSUPP;
-	if (periodic && !e->arg)
-		return -EINVAL;
+/* Arm slot @s for entry @e: new, re-armed, or taken off its list. */
+static int tw_ring_start(struct tw_ring *r, struct tw_client *c,
+			 struct tw_rslot *s, const struct twheel_sqe *e)
+{
+	bool periodic = e->flags & TWHEEL_SQE_PERIODIC;
+	struct tw_when w;
+	u64 max;
+	int ret;
+
+	if (periodic && (!r->periods || !e->arg))
+		return r->periods ? -EINVAL : -EOPNOTSUPP;
 	if (s->state != TW_RS_FREE &&
 	    (!(e->flags & TWHEEL_SQE_REPLACE) || s->gen != e->gen))
 		return -EEXIST;
 	ret = tw_client_when(c, e->when, periodic ? 0 : e->arg,
-			     periodic ? e->arg : 0, r->off, now, &w);
+			     periodic ? e->arg : 0, r->off, &w);
 	if (ret)
 		return ret;
-	/* Checked first, so that a refused start changes nothing. */
-	max = tw_max_expiry(&c->wheel);
-	if (w.lo >= max || w.interval >= max - w.lo)
-		return -ERANGE;
-	if (s->state == TW_RS_ARMED) {
+	/*
+	 * A refused start changes nothing: the wheel refuses a tick past its
+	 * reach itself, but a waiting or parked slot leaves its list first,
+	 * and a period must be reachable too.
+	 */
+	if (periodic || s->state == TW_RS_WAITING || s->state == TW_RS_PARKED) {
+		max = tw_max_expiry(&c->wheel);
+		if (w.lo >= max || w.interval >= max - w.lo)
+			return -ERANGE;
+	}
+	if (s->state == TW_RS_ARMED)
 		/* Left alone if already due in the range: the core's policy. */
 		ret = tw_modify_range(&c->wheel, &s->node, w.lo, w.hi);
-		if (ret)
-			return ret;
-	} else {
-		if (s->state == TW_RS_WAITING) {
-			list_del(&s->node.link);
-			r->nr_waiting--;
-		} else if (s->state == TW_RS_PARKED) {
-			list_del(&s->node.link);
-			r->nr_parked--;
-		}
-		tw_timer_init(&s->node);
-		ret = tw_start_range(&c->wheel, &s->node, w.lo, w.hi);
-		/* Unreachable after the check above; the slot is then free. */
-		if (WARN_ON_ONCE(ret)) {
-			s->state = TW_RS_FREE;
-			return ret;
-		}
-		r->nr_armed++;
-		s->state = TW_RS_ARMED;
-	}
+	else
+		ret = tw_ring_arm(r, c, s, &w);
+	if (ret)
+		return ret;
 	s->gen = e->gen;
 	s->cookie = e->cookie;
 	if (r->periods)
@@ -1022,19 +1050,18 @@ static int tw_ring_stop(struct tw_ring *r, struct tw_client *c,
 
 /* Apply entry @idx of SQ @i: its result to post, or TW_RES_NONE. */
 static s32 tw_ring_apply(struct tw_ring *r, struct tw_client *c, unsigned int i,
-			 u32 idx, u64 now)
+			 u32 idx)
 {
-	struct twheel_sqe e;
+	struct twheel_sqe e = tw_ring_read_sqe(&r->sq[i].sqes[idx]);
 	struct tw_rslot *s;
 	int ret;
 
-	tw_ring_read_sqe(&r->sq[i].sqes[idx], &e);
 	if ((e.flags & ~TW_SQE_FLAGS) || e.slot >= r->capacity) {
 		ret = -EINVAL;
 	} else {
 		s = &r->slots[array_index_nospec(e.slot, r->capacity)];
 		if (e.op == TWHEEL_SQE_START)
-			ret = tw_ring_start(r, c, s, &e, now);
+			ret = tw_ring_start(r, c, s, &e);
 		else if (e.op == TWHEEL_SQE_STOP)
 			ret = tw_ring_stop(r, c, s, &e);
 		else
@@ -1054,11 +1081,12 @@ static s32 tw_ring_apply(struct tw_ring *r, struct tw_client *c, unsigned int i,
  */
 static unsigned int tw_ring_apply_sq(struct tw_ring *r, struct tw_client *c,
 				     unsigned int i, unsigned int budget,
-				     u64 now, bool *left)
+				     bool *left)
 {
 	struct tw_ring_sq *sq = &r->sq[i];
 	/* The producer's entries are written before the tail we load. */
-	u32 tail = smp_load_acquire(&sq->ctl->tail), n, k, idx;
+	u32 tail = smp_load_acquire(&sq->ctl->tail), n, k;
+	s32 res;
 
 	if (tail - sq->pub > r->sq_entries || tail - sq->pub < sq->head - sq->pub) {
 		tw_ring_break(r, TWHEEL_BROKEN_SQ | i);
@@ -1066,8 +1094,11 @@ static unsigned int tw_ring_apply_sq(struct tw_ring *r, struct tw_client *c,
 	}
 	n = min(tail - sq->head, budget);
 	for (k = 0; k < n; k++) {
-		idx = (sq->head + k) & (r->sq_entries - 1);
-		sq->res[idx] = tw_ring_apply(r, c, i, idx, now);
+		res = tw_ring_apply(r, c, i, (sq->head + k) & (r->sq_entries - 1));
+		if (res != TW_RES_NONE) {
+			sq->res[(sq->head + k) & (r->sq_entries - 1)] = res;
+			sq->held++;
+		}
 	}
 	sq->head += n;
 	if (sq->head != tail)
@@ -1081,7 +1112,7 @@ static unsigned int tw_ring_apply_sq(struct tw_ring *r, struct tw_client *c,
  * entries.  Return the units of work done.
  */
 static unsigned int tw_ring_consume(struct tw_ring *r, struct tw_client *c,
-				    unsigned int budget, u64 now, bool *left)
+				    unsigned int budget, bool *left)
 {
 	unsigned int done = 0, k, i;
 
@@ -1095,7 +1126,7 @@ static unsigned int tw_ring_consume(struct tw_ring *r, struct tw_client *c,
 		}
 		done += tw_ring_post_results(r, i, budget - done);
 		if (done < budget)
-			done += tw_ring_apply_sq(r, c, i, budget - done, now, left);
+			done += tw_ring_apply_sq(r, c, i, budget - done, left);
 		/* Only compared: no entry is read after it. */
 		else if (READ_ONCE(r->sq[i].ctl->tail) != r->sq[i].head)
 			*left = true;
@@ -1145,7 +1176,7 @@ bool tw_ring_begin(struct tw_ring *r, struct tw_client *c, u64 now, u64 tick,
 		done = tw_ring_unpark(r, c, budget);
 	done += tw_ring_post_held(r, budget - done);
 	done += tw_ring_post_waiting(r, c, budget - done, now);
-	tw_ring_consume(r, c, budget - done, now, &left);
+	tw_ring_consume(r, c, budget - done, &left);
 	if (r->broken)
 		return true;
 	if (left && callback)
