@@ -43,15 +43,21 @@ static void *ring_map(int fd, uint64_t off, size_t len, int prot)
 	return m == MAP_FAILED ? NULL : m;
 }
 
-/* Open, set up and map a ring file; 0, or -errno of the setup. */
-static int tring_open_flags(struct tring *r, uint32_t capacity,
-			    uint32_t sq_entries, uint32_t cq_entries,
-			    uint32_t flags)
+/*
+ * Open a ring file, its tick @res ns (0: the default), set it up and map
+ * it; 0, or -errno of the configuration or the setup.
+ */
+static int tring_open_res(struct tring *r, uint64_t res, uint32_t capacity,
+			  uint32_t sq_entries, uint32_t cq_entries,
+			  uint32_t flags)
 {
 	int ret;
 
 	memset(r, 0, sizeof(*r));
 	r->fd = tw_open(0);
+	ret = res ? set_config(r->fd, CLOCK_MONOTONIC, res) : 0;
+	if (ret)
+		return ret;
 	r->p.flags = flags;
 	r->p.capacity = capacity;
 	r->p.nr_sq = 1;
@@ -70,6 +76,13 @@ static int tring_open_flags(struct tring *r, uint32_t capacity,
 	r->sqes = (struct twheel_sqe *)(r->sq + 1);
 	r->cqes = (struct twheel_cqe *)(r->cq + 1);
 	return 0;
+}
+
+static int tring_open_flags(struct tring *r, uint32_t capacity,
+			    uint32_t sq_entries, uint32_t cq_entries,
+			    uint32_t flags)
+{
+	return tring_open_res(r, 0, capacity, sq_entries, cq_entries, flags);
 }
 
 static int tring_open(struct tring *r, uint32_t capacity, uint32_t sq_entries,
@@ -565,8 +578,8 @@ static void t_ring_periodic_parks(struct __test_metadata *_metadata)
 	slept = now_ns();
 	EXPECT_TRUE(tail >= 1 && tail <= 2 && tail2 == tail)
 		TH_LOG("%u then %u events without a system call", tail, tail2);
-	EXPECT_TRUE(r.hdr->flags & TWHEEL_RING_NEED_ARM);
-	EXPECT_FALSE(r.hdr->flags & TWHEEL_RING_NEED_FLUSH);
+	EXPECT_TRUE(!!(r.hdr->flags & TWHEEL_RING_NEED_ARM));
+	EXPECT_FALSE(!!(r.hdr->flags & TWHEEL_RING_NEED_FLUSH));
 	n = tail + 1;
 	EXPECT_TRUE(tring_reap(&r, ev, n, 5000) == n);
 	EXPECT_TRUE(periodic_check(_metadata, ev, n, 0, first, p) == n);
@@ -609,6 +622,83 @@ static void t_ring_cq_full_waits(struct __test_metadata *_metadata)
 	}
 	EXPECT_TRUE(waited == 92 && r.hdr->waited == 92 && r.hdr->posted == 100 &&
 		    r.hdr->waiting == 0);
+	tring_close(&r);
+}
+
+/*
+ * A start past the wheel's reach (a 1 us tick reaches about 8.9 years) is
+ * refused with ERANGE and changes nothing: a free slot stays free, an
+ * armed one keeps its time, one whose event waits for CQ room keeps it.
+ */
+static void t_ring_start_erange(struct __test_metadata *_metadata)
+{
+	uint64_t soon = now_ns() + 5 * MS, far = now_ns() + (1ULL << 61);
+	struct twheel_cqe ev[16];
+	unsigned int i, got, expiries = 0, seen = 0;
+	struct tring r;
+
+	if (!ring_ok(_metadata, tring_open_res(&r, 1000, 16, 16, 8, 0)))
+		return;
+	/* Ten expiries for eight CQ entries: slots 8 and 9 wait. */
+	for (i = 0; i < 10; i++)
+		tring_start(&r, i, 1, i, soon + i * 1000, 0);
+	tring_start(&r, 10, 1, 10, soon + 1000 * MS, 0);
+	EXPECT_TRUE(tring_submit(&r, soon) == 0);
+	sleep_ms(300);
+	EXPECT_TRUE(r.hdr->waiting == 2) TH_LOG("waiting %llu",
+						(unsigned long long)r.hdr->waiting);
+	tring_start(&r, 9, 1, 109, far, TWHEEL_SQE_REPLACE);	/* waiting */
+	tring_start(&r, 10, 1, 110, far, TWHEEL_SQE_REPLACE);	/* armed */
+	tring_start(&r, 11, 1, 111, far, 0);			/* free */
+	tring_stop(&r, 11, 1, 211, 0);				/* ENOENT */
+	/* The CQ is full: the results wait for room too. */
+	EXPECT_TRUE(tring_submit(&r, 0) == -EBUSY);
+	got = tring_reap(&r, ev, 16, 3000);
+	EXPECT_TRUE(got == 15) TH_LOG("got %u", got);
+	for (i = 0; i < got; i++) {
+		if (ev[i].flags & TWHEEL_CQE_EXPIRY) {
+			expiries++;
+			seen |= 1U << (ev[i].cookie & 15);
+			continue;
+		}
+		EXPECT_TRUE(ev[i].res == (ev[i].cookie == 211 ? -ENOENT : -ERANGE))
+			TH_LOG("cookie %llu res %d",
+			       (unsigned long long)ev[i].cookie, ev[i].res);
+	}
+	EXPECT_TRUE(expiries == 11 && seen == 0x7ff) TH_LOG("seen %#x", seen);
+	EXPECT_TRUE(info(r.fd).pending == 0 && r.hdr->waiting == 0);
+	tring_close(&r);
+}
+
+/*
+ * A start with slack fires at the roundest tick of its range, not at its
+ * first: four timers asked for a millisecond apart, each with 1000 ms of
+ * slack, all reach x, a multiple of 1024 ms, and no other multiple of it,
+ * so they share that tick (the default tick is 1 ms).
+ */
+static void t_ring_slack_coalesces(struct __test_metadata *_metadata)
+{
+	uint64_t x = ((now_ns() / MS + 200) / 1024 + 1) * 1024 * MS, when;
+	struct twheel_cqe ev[4];
+	unsigned int i, got;
+	struct tring r;
+
+	if (!ring_ok(_metadata, tring_open(&r, 8, 8, 8)))
+		return;
+	for (i = 0; i < 4; i++) {
+		tring_start(&r, i, 1, i, x - (100 + i) * MS, 0);
+		r.sqes[(r.sq_tail - 1) & (r.p.sq_entries - 1)].arg = 1000 * MS;
+	}
+	EXPECT_TRUE(tring_submit(&r, x - 103 * MS) == 0);
+	got = tring_reap(&r, ev, 4, 3000);
+	EXPECT_TRUE(got == 4) TH_LOG("got %u", got);
+	for (i = 0; i < got; i++) {
+		when = x - (100 + ev[i].cookie) * MS;
+		EXPECT_TRUE(ev[i].due == x && ev[i].fired >= x)
+			TH_LOG("due %llu, the round tick %llu, asked %llu",
+			       (unsigned long long)ev[i].due,
+			       (unsigned long long)x, (unsigned long long)when);
+	}
 	tring_close(&r);
 }
 
