@@ -1620,10 +1620,14 @@ EXPORT_SYMBOL_TW_KBENCH(tw_client_ring_setup);
 
 /*
  * One consumption point of a system call: a chunk of entries, postings and
- * expiries under one hold.  Return the units done; *@more tells whether work
- * is left; -EBADFD once broken.
+ * expiries under one hold.  While work is left, the next chunk follows at
+ * once, so the hrtimer is programmed and published only by a chunk that
+ * leaves none or is @last: until then it may be late by the chunks
+ * between, never early, and every submitter's entries are seen by the
+ * last publish.  Return the units done; *@more tells whether work is
+ * left; -EBADFD once broken.
  */
-static long tw_client_ring_chunk(struct tw_client *c, bool *more)
+static long tw_client_ring_chunk(struct tw_client *c, bool last, bool *more)
 {
 	unsigned int posted;
 	long ret = 0;
@@ -1635,8 +1639,11 @@ static long tw_client_ring_chunk(struct tw_client *c, bool *more)
 	} else {
 		now = tw_clock_ns(c);
 		posted = tw_catch_up(c, now, TW_CHUNK, false);
-		posted += tw_program(c, now, false);
 		*more = tw_ring_more(c->ring) || tw_has_due(&c->wheel);
+		if (!*more || last) {
+			posted += tw_program(c, now, false);
+			*more = tw_ring_more(c->ring) || tw_has_due(&c->wheel);
+		}
 		ret = tw_ring_broken(c->ring) ? -EBADFD : (long)posted;
 	}
 	spin_unlock_bh(&c->lock);
@@ -1652,7 +1659,9 @@ static long tw_client_ring_chunk(struct tw_client *c, bool *more)
  * Applies every entry up to the tails as they move, posts what the CQ has
  * room for and advances the wheel, one chunk per lock hold, rescheduling
  * between chunks; at most as many chunks as the rings hold entries and
- * events, however fast producers refill them; a fatal signal ends it.
+ * events, however fast producers refill them; a fatal signal ends it
+ * after one more.  The last chunk programs the hrtimer and publishes it
+ * (tw_client_ring_chunk()).
  *
  * Context: process context; may sleep.
  * Return: 0; -ENODEV without rings; -EBADFD once broken; -EBUSY if results
@@ -1661,20 +1670,20 @@ static long tw_client_ring_chunk(struct tw_client *c, bool *more)
 long tw_client_ring_enter(struct tw_client *c)
 {
 	struct tw_ring *r = tw_client_ring(c);
+	bool more = true, last = false, held;
 	u64 chunks, k;
-	bool more = true, held;
 	long ret = 0;
 
 	if (!r)
 		return -ENODEV;
 	chunks = 2 + tw_ring_work_bound(r) / TW_CHUNK;
-	for (k = 0; more && k < chunks; k++) {
+	for (k = 0; more && !last; k++) {
+		/* A fatal signal ends it after a chunk that programs. */
+		last = k + 1 == chunks || fatal_signal_pending(current);
 		more = false;
-		ret = tw_client_ring_chunk(c, &more);
+		ret = tw_client_ring_chunk(c, last, &more);
 		if (ret < 0)
 			return ret;
-		if (fatal_signal_pending(current))
-			break;
 		cond_resched();
 	}
 	spin_lock_bh(&c->lock);
@@ -1699,7 +1708,7 @@ __poll_t tw_client_ring_poll(struct tw_client *c)
 
 	if (!r)
 		return 0;
-	tw_client_ring_chunk(c, &more);
+	tw_client_ring_chunk(c, true, &more);
 	return tw_ring_poll_mask(r);
 }
 
@@ -1751,6 +1760,10 @@ err_free:
 	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_TW_KBENCH(tw_client_create);
+/* The wheel alone, for the benchmark's floor under the rings. */
+EXPORT_SYMBOL_TW_KBENCH(tw_init);
+EXPORT_SYMBOL_TW_KBENCH(__tw_start);
+EXPORT_SYMBOL_TW_KBENCH(tw_stop);
 
 static void tw_free_timer(struct tw_id_node *idn, void *data)
 {

@@ -35,7 +35,10 @@
  * goes: a spin_lock_bh()/spin_unlock_bh() pair (lock_bh) and a
  * ktime_get_ns() (clock), paid once per call, and a memcg-charged object
  * of a timer's size allocated and freed (slab_one), a START's allocation
- * and a STOP's free, once per timer.  In the test guests these lines
+ * and a STOP's free, once per timer.  And the wheel alone as the module
+ * compiles it: tw_start() and tw_stop() of the ring runs' ticks on a bare
+ * struct tw_wheel, per pair (wheel_pair), the floor under a ring start
+ * and stop.  In the test guests these lines
  * become TW-KBENCH and TW-KBENCH-BASE markers (scripts/guest/markers.txt).
  *
  * Everything runs in the insmod process, preemptible, as the ioctls do;
@@ -88,6 +91,7 @@ enum kb_op {
 	KB_LOCK_BH,
 	KB_CLOCK,
 	KB_SLAB_ONE,
+	KB_WHEEL_PAIR,
 	KB_RING_START,
 	KB_RING_STOP,
 	KB_RING_EXPIRE,
@@ -107,6 +111,7 @@ static const char *const kb_names[KB_NR_OPS] = {
 	[KB_LOCK_BH]		= "KBENCH-BASE lock_bh",
 	[KB_CLOCK]		= "KBENCH-BASE clock",
 	[KB_SLAB_ONE]		= "KBENCH-BASE slab_one",
+	[KB_WHEEL_PAIR]		= "KBENCH-BASE wheel_pair",
 	[KB_RING_START]		= "KBENCH ring_start",
 	[KB_RING_STOP]		= "KBENCH ring_stop",
 	[KB_RING_EXPIRE]	= "KBENCH ring_expire",
@@ -375,6 +380,40 @@ static void kb_primitives(struct kb *kb)
 	kb_record(kb, KB_SLAB_ONE, t3 - t2, nr);
 }
 
+/*
+ * tw_start() and tw_stop() of @nr timers on a wheel of their own, at the
+ * ticks the ring runs use: what the rings' starts and stops cost above it
+ * is theirs.  ns per pair.
+ */
+static void kb_wheel(struct kb *kb)
+{
+	static const u8 bits[TW_DEFAULT_LEVELS] = { [0 ... TW_DEFAULT_LEVELS - 1] =
+						    TW_DEFAULT_LEVEL_BITS };
+	struct tw_timer *t = kvcalloc(nr, sizeof(*t), GFP_KERNEL);
+	struct tw_wheel *w = kzalloc(sizeof(*w), GFP_KERNEL);
+	u64 now = div_u64(ktime_get_ns(), NSEC_PER_MSEC), t0;
+	unsigned int i;
+	int bad = 0;
+
+	if (!t || !w || tw_init(w, bits, TW_DEFAULT_LEVELS, now)) {
+		kb_fail(kb, "wheel", -ENOMEM);
+		goto out;
+	}
+	for (i = 0; i < nr; i++)
+		tw_timer_init(&t[i]);
+	t0 = ktime_get_ns();
+	for (i = 0; i < nr; i++)
+		bad |= tw_start(w, &t[i], now + div_u64(kb_value(i), NSEC_PER_MSEC));
+	for (i = 0; i < nr; i++)
+		bad |= !tw_stop(w, &t[i]);
+	kb_record(kb, KB_WHEEL_PAIR, ktime_get_ns() - t0, nr);
+	if (bad)
+		kb_fail(kb, "wheel start or stop", bad);
+out:
+	kfree(w);
+	kvfree(t);
+}
+
 /* The rings' client: @nr slots, one SQ of @nr entries, a CQ of as many. */
 static int kb_ring_setup(struct kb *kb)
 {
@@ -537,6 +576,7 @@ static void kb_run(struct kb *kb)
 		kb_burst(kb);
 		kb_hrtimers(kb);
 		kb_primitives(kb);
+		kb_wheel(kb);
 		kb_ring(kb);
 		cond_resched();
 	}
