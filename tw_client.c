@@ -97,7 +97,8 @@
  * context, guards the wheel, the event list, the timer states, the
  * hrtimer's programming and the id index; each field's kernel-doc says
  * what guards it.  No hold of it is longer than a small constant: a batch
- * takes it per TW_CHUNK entries, a read per TW_CHUNK / 2 events, the
+ * takes it per TW_CHUNK entries, a system call of a ring file per
+ * TW_RING_CHUNK ring entries, a read per TW_CHUNK / 2 events, the
  * hrtimer callback for at most expiry_batch expiries, and GET_INFO looks
  * at no more than TW_INFO_SCAN timers per wheel level.  Nothing is
  * allocated under it: the timers a chunk's starts need, and the memory
@@ -1638,7 +1639,7 @@ static long tw_client_ring_chunk(struct tw_client *c, bool last, bool *more)
 		ret = -EBADFD;
 	} else {
 		now = tw_clock_ns(c);
-		posted = tw_catch_up(c, now, TW_CHUNK, false);
+		posted = tw_catch_up(c, now, TW_RING_CHUNK, false);
 		*more = tw_ring_more(c->ring) || tw_has_due(&c->wheel);
 		if (!*more || last) {
 			posted += tw_program(c, now, false);
@@ -1676,7 +1677,7 @@ long tw_client_ring_enter(struct tw_client *c)
 
 	if (!r)
 		return -ENODEV;
-	chunks = 2 + tw_ring_work_bound(r) / TW_CHUNK;
+	chunks = 2 + tw_ring_work_bound(r) / TW_RING_CHUNK;
 	for (k = 0; more && !last; k++) {
 		/* A fatal signal ends it after a chunk that programs. */
 		last = k + 1 == chunks || fatal_signal_pending(current);

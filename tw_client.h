@@ -23,6 +23,12 @@
 
 /* Batch entries per lock hold; a read takes half as many events. */
 #define TW_CHUNK		32
+/*
+ * Ring entries per lock hold of a system call: a ring entry costs the
+ * lock's holder a fifth of a batch entry (tw_kbench), so four times as
+ * many hold it for less time.
+ */
+#define TW_RING_CHUNK		(4 * TW_CHUNK)
 
 /*
  * A build for the kernel-side benchmark (make TW_KBENCH=1) exports the
