@@ -1761,10 +1761,6 @@ err_free:
 	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_TW_KBENCH(tw_client_create);
-/* The wheel alone, for the benchmark's floor under the rings. */
-EXPORT_SYMBOL_TW_KBENCH(tw_init);
-EXPORT_SYMBOL_TW_KBENCH(__tw_start);
-EXPORT_SYMBOL_TW_KBENCH(tw_stop);
 
 static void tw_free_timer(struct tw_id_node *idn, void *data)
 {

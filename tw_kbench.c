@@ -63,6 +63,8 @@
 #include "tw_client.h"
 #include "tw_compat.h"
 #include "tw_ring.h"
+/* The wheel alone (kb_wheel()), compiled as the module compiles it. */
+#include "tw_core.c"
 
 static unsigned int nr = 4096;
 module_param(nr, uint, 0444);
