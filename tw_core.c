@@ -660,27 +660,32 @@ static __always_inline unsigned int tw_cascade_level(const struct tw_wheel *w,
 static bool tw_cascade(struct tw_wheel *w, unsigned int lvl, u64 *left)
 {
 	unsigned int idx = tw_slot_index(w, lvl, w->now);
-	u64 budget = *left, span = (u64)1 << w->shift[lvl];
+	u64 budget = *left, span = (u64)1 << w->shift[lvl], now = w->now;
 	struct hlist_head *head = tw_slot(w, lvl, idx);
-	struct hlist_node *n;
+	struct hlist_node *n, *next;
 	u64 moved = 0;
 
-	while ((n = head->first)) {
+	/*
+	 * The slot's list is walked rather than unlinked node by node: no
+	 * timer lands back in it, and the nodes the budget leaves are put
+	 * back whole.
+	 */
+	for (n = head->first; n; n = next) {
 		struct tw_timer *t = hlist_entry(n, struct tw_timer, entry);
 
 		if (!tw_take(&budget))
 			break;
-		/* hlist_del() of the first node, which has no predecessor. */
-		head->first = n->next;
-		if (n->next)
-			n->next->pprev = &head->first;
-		tw_enqueue(w, t, tw_cascade_level(w, t->expires - w->now, span));
+		next = n->next;
+		tw_enqueue(w, t, tw_cascade_level(w, t->expires - now, span));
 		moved++;
 	}
+	head->first = n;
 	w->nr_cascades += moved;
 	*left = budget;
-	if (head->first)
+	if (n) {
+		n->pprev = &head->first;
 		return false;
+	}
 	w->pending_map[lvl] &= ~BIT_ULL(idx);
 	return true;
 }
