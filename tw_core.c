@@ -406,7 +406,10 @@ noinline int __tw_modify(struct tw_wheel *wheel, struct tw_timer *timer, u64 exp
 		timer->expires = expires;
 		return 0;
 	}
-	if (expires > wheel->now && expires >= tw_max_expiry(wheel))
+	/* A tick within reach, most are, is below tw_max_expiry(). */
+	if (expires > wheel->now &&
+	    (expires - wheel->now >= wheel->reach || expires >= TW_MAX_TICK) &&
+	    expires >= tw_max_expiry(wheel))
 		return -ERANGE;
 	tw_stop(wheel, timer);
 	return tw_start(wheel, timer, expires);
@@ -631,6 +634,23 @@ static inline bool tw_take(u64 *left)
 }
 
 /*
+ * The level a timer due @d ticks after now goes to when a slot of a level
+ * whose slots span @span ticks comes round at now.  Now is then a multiple
+ * of @span, so of the span of every lower level's whole window: a tick less
+ * than @span ahead is in the window of the lowest level whose slots reach
+ * its bit length, with no window to check (the fast case, the tick in the
+ * slot it was placed for).  A timer tw_modify() pushed later may be due
+ * farther ahead: the general rule then.
+ */
+static __always_inline unsigned int tw_cascade_level(const struct tw_wheel *w,
+						     u64 d, u64 span)
+{
+	if (d < span)
+		return w->level_of_bits[fls64(d)];
+	return tw_level_for(w, w->now, w->now + d);
+}
+
+/*
  * Place again every timer of level @lvl's current slot, while *@left
  * allows.  Each lands on a lower level, or in level 0's current slot if it
  * is due right now, or, if tw_modify() pushed it later, wherever its tick
@@ -640,27 +660,32 @@ static inline bool tw_take(u64 *left)
 static bool tw_cascade(struct tw_wheel *w, unsigned int lvl, u64 *left)
 {
 	unsigned int idx = tw_slot_index(w, lvl, w->now);
-	u64 budget = *left;
+	u64 budget = *left, span = (u64)1 << w->shift[lvl], now = w->now;
 	struct hlist_head *head = tw_slot(w, lvl, idx);
-	struct hlist_node *n;
+	struct hlist_node *n, *next;
 	u64 moved = 0;
 
-	while ((n = head->first)) {
+	/*
+	 * The slot's list is walked rather than unlinked node by node: no
+	 * timer lands back in it, and the nodes the budget leaves are put
+	 * back whole.
+	 */
+	for (n = head->first; n; n = next) {
 		struct tw_timer *t = hlist_entry(n, struct tw_timer, entry);
 
 		if (!tw_take(&budget))
 			break;
-		/* hlist_del() of the first node, which has no predecessor. */
-		head->first = n->next;
-		if (n->next)
-			n->next->pprev = &head->first;
-		tw_enqueue(w, t, tw_level_for(w, w->now, t->expires));
+		next = n->next;
+		tw_enqueue(w, t, tw_cascade_level(w, t->expires - now, span));
 		moved++;
 	}
+	head->first = n;
 	w->nr_cascades += moved;
 	*left = budget;
-	if (head->first)
+	if (n) {
+		n->pprev = &head->first;
 		return false;
+	}
 	w->pending_map[lvl] &= ~BIT_ULL(idx);
 	return true;
 }
