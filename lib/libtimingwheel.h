@@ -145,7 +145,7 @@ struct timingwheel_slot {
  * offsets (/proc/self/timens_offsets) differ from the rings' (the header's
  * timens_offset_ns): the rings' times are not this process's clock's.
  */
-#define TIMINGWHEEL_RING_OTHER_TIMENS	(1U << 0)
+#define TIMINGWHEEL_RING_OTHER_TIMENS	0x1U
 
 struct timingwheel_ring {
 	int				fd;

@@ -261,7 +261,8 @@ static uint32_t tw_rq_pop(struct timingwheel_sq *sq, struct timingwheel_slot *sl
 	if (tail == stub) {
 		if (next == TW_NO_SLOT)
 			return TW_NO_SLOT;	/* empty, or a put in its gap */
-		sq->rq_tail = tail = next;
+		tail = next;
+		sq->rq_tail = tail;
 		next = __atomic_load_n(&slots[tail].next, __ATOMIC_ACQUIRE);
 	}
 	if (next != TW_NO_SLOT) {
