@@ -107,7 +107,8 @@ const char *timingwheel_strerror(int err);
  * struct; timingwheel_ring_init() fills it and allocates the slot table
  * (the only allocation of the library), timingwheel_ring_exit() frees it.
  * Fields are read-only to the caller; ``enters`` counts the
- * TWHEEL_IOC_RING_ENTER calls the ring's functions made, ever.
+ * TWHEEL_IOC_RING_ENTER calls the ring's functions made, ever, and
+ * ``flags`` holds timingwheel_ring_init()'s warnings (TIMINGWHEEL_RING_*).
  */
 struct timingwheel_ring;
 
