@@ -107,7 +107,8 @@ const char *timingwheel_strerror(int err);
  * struct; timingwheel_ring_init() fills it and allocates the slot table
  * (the only allocation of the library), timingwheel_ring_exit() frees it.
  * Fields are read-only to the caller; ``enters`` counts the
- * TWHEEL_IOC_RING_ENTER calls the ring's functions made, ever.
+ * TWHEEL_IOC_RING_ENTER calls the ring's functions made, ever, and
+ * ``flags`` holds timingwheel_ring_init()'s warnings (TIMINGWHEEL_RING_*).
  */
 struct timingwheel_ring;
 
@@ -123,10 +124,16 @@ struct timingwheel_sq {
 	uint32_t		free_head;	/* the free list of its slots */
 	uint32_t		free_tail;
 	uint64_t		wheel_ns;	/* header's, at the last submit */
-	uint64_t		__reserved[2];
+	uint32_t		rq_head;	/* return queue: the last put, any thread's */
+	uint32_t		rq_tail;	/* return queue: the oldest, the owner's */
+	uint64_t		now_ns;		/* timingwheel_sq_set_now()'s, or 0 */
 };
 
-/* Per slot, library-private. */
+/*
+ * Per slot, library-private, 8 bytes: @next links the SQ's free list or
+ * its return queue; the table has one more entry per SQ, the return
+ * queue's stub, after the capacity's.
+ */
 struct timingwheel_slot {
 	uint32_t	next;
 	uint16_t	gen;
@@ -134,11 +141,18 @@ struct timingwheel_slot {
 	uint8_t		taken;
 };
 
+/*
+ * timingwheel_ring_init(3): ring->flags bit, the process's time namespace
+ * offsets (/proc/self/timens_offsets) differ from the rings' (the header's
+ * timens_offset_ns): the rings' times are not this process's clock's.
+ */
+#define TIMINGWHEEL_RING_OTHER_TIMENS	0x1U
+
 struct timingwheel_ring {
 	int				fd;
 	uint32_t			cq_mask;
 	uint32_t			cq_head;	/* next event to consume */
-	uint32_t			__pad;
+	uint32_t			flags;		/* TIMINGWHEEL_RING_* */
 	struct twheel_ring_setup	params;
 	const struct twheel_ring_hdr	*hdr;
 	struct twheel_ring_ctl		*cq;
@@ -164,7 +178,7 @@ struct timingwheel_sq *timingwheel_ring_sq(struct timingwheel_ring *ring,
 int timingwheel_slot_get(struct timingwheel_sq *sq, uint32_t *slot,
 			 uint16_t *gen);
 
-/* timingwheel_slot_get(3): give @slot back to its SQ's free list. */
+/* timingwheel_slot_get(3): give @slot back to its SQ, from any thread. */
 int timingwheel_slot_put(struct timingwheel_ring *ring, uint32_t slot);
 
 /* timingwheel_get_sqe(3): the next free entry of @sq, or NULL. */
@@ -180,6 +194,9 @@ void timingwheel_prep_start_in(struct timingwheel_sq *sq,
 			       struct twheel_sqe *sqe, uint32_t slot,
 			       uint16_t gen, uint64_t cookie, uint64_t delay_ns,
 			       uint64_t slack_ns, unsigned int flags);
+
+/* timingwheel_sq_set_now(3): @sq's time for prep_start_in() until submit; 0 clears. */
+void timingwheel_sq_set_now(struct timingwheel_sq *sq, uint64_t now_ns);
 
 /* timingwheel_prep_start(3): fill @sqe with a periodic start. */
 void timingwheel_prep_periodic(struct twheel_sqe *sqe, uint32_t slot,

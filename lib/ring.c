@@ -13,15 +13,24 @@
  * against the CQ head, wheel_ns against a stopper's tail).
  *
  * Threads: one thread per SQ (timingwheel_ring_sq() to
- * timingwheel_submit(), and its slots' timingwheel_slot_get() and
- * timingwheel_slot_put()); one CQ consumer at a time.  The design's MPSC
- * return queue, which lets any thread put a slot, is a later step.
+ * timingwheel_submit(), timingwheel_sq_set_now() and its slots'
+ * timingwheel_slot_get()); one CQ consumer at a time; timingwheel_slot_put()
+ * from any thread.  Each SQ's free list is its thread's; a put, from any
+ * thread, the SQ's own included, goes onto the SQ's return queue, an
+ * intrusive MPSC FIFO (Vyukov's), which timingwheel_slot_get() drains in
+ * order onto the free list when that is empty.
+ *
+ * The slot table: 8 bytes a slot (the link, the generation, the SQ, a taken
+ * bit), and after the capacity's one more entry per SQ, the stub node of
+ * its return queue.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "libtimingwheel.h"
 
@@ -89,7 +98,63 @@ static void tw_ring_lists(struct timingwheel_ring *ring)
 			ring->slots[s].next = s + 1 < end ? s + 1 : TW_NO_SLOT;
 			ring->slots[s].sq = (uint8_t)i;
 		}
+		/* An empty return queue: its stub alone, head and tail. */
+		s = p->capacity + i;
+		ring->slots[s].next = TW_NO_SLOT;
+		ring->slots[s].sq = (uint8_t)i;
+		sq->rq_head = s;
+		sq->rq_tail = s;
 	}
+}
+
+/*
+ * The integer after @name on its line of @buf (a "name sec nsec" table,
+ * /proc/self/timens_offsets'), as ns; 0 if @name is not there.
+ */
+static int tw_timens_line(const char *buf, const char *name, int64_t *ns)
+{
+	size_t len = strlen(name);
+	const char *l;
+	char *end;
+	long long sec, nsec;
+
+	for (l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		if (strncmp(l, name, len) || (l[len] != ' ' && l[len] != '\t'))
+			continue;
+		sec = strtoll(l + len, &end, 10);
+		nsec = strtoll(end, &end, 10);
+		*ns = sec * 1000000000LL + nsec;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * TIMINGWHEEL_RING_OTHER_TIMENS in ring->flags when this process's time
+ * namespace offset on the ring's clock differs from the one the rings
+ * were set up with.  A file that cannot be read says nothing: no flag.
+ */
+static void tw_ring_timens(struct timingwheel_ring *ring)
+{
+	int boot = ring->hdr->clockid == CLOCK_BOOTTIME;
+	char buf[256];
+	int64_t off;
+	ssize_t n;
+	int fd;
+
+	fd = open("/proc/self/timens_offsets", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	if (!tw_timens_line(buf, boot ? "boottime" : "monotonic", &off) &&
+	    !tw_timens_line(buf, boot ? "7" : "1", &off))
+		return;
+	if (off != ring->hdr->timens_offset_ns)
+		ring->flags |= TIMINGWHEEL_RING_OTHER_TIMENS;
 }
 
 TW_EXPORT int timingwheel_ring_init(int fd,
@@ -106,7 +171,9 @@ TW_EXPORT int timingwheel_ring_init(int fd,
 	if (ioctl(fd, TWHEEL_IOC_RING_SETUP, &ring->params) < 0)
 		return -errno;
 	ring->sqs = calloc(ring->params.nr_sq, sizeof(*ring->sqs));
-	ring->slots = calloc(ring->params.capacity, sizeof(*ring->slots));
+	/* A stub per SQ after the slots: nr_sq <= 64, no overflow. */
+	ring->slots = calloc((size_t)ring->params.capacity + ring->params.nr_sq,
+			     sizeof(*ring->slots));
 	if (!ring->sqs || !ring->slots)
 		ret = -ENOMEM;
 	else
@@ -116,6 +183,7 @@ TW_EXPORT int timingwheel_ring_init(int fd,
 		return ret;
 	}
 	tw_ring_lists(ring);
+	tw_ring_timens(ring);
 	return 0;
 }
 
@@ -148,43 +216,147 @@ TW_EXPORT struct timingwheel_sq *timingwheel_ring_sq(struct timingwheel_ring *ri
 	return &ring->sqs[i];
 }
 
+/*
+ * The return queue, Vyukov's intrusive MPSC FIFO over slot indices: rq_head
+ * is the last node put (the producers' exchange), rq_tail the oldest, or
+ * the stub (the owner's alone); a node's next is TW_NO_SLOT until the node
+ * put after it links itself.
+ *
+ * Ordering.  A put stores the node's next (TW_NO_SLOT) and its taken (0),
+ * then exchanges rq_head with acq_rel, then stores the node into its
+ * predecessor's next with release.  The release half of the exchange
+ * orders the node's stores before it; the next producer's exchange reads
+ * it with its acquire half, so that producer's link store into this
+ * node's next comes after the TW_NO_SLOT store, never overwritten by it
+ * (and likewise this put's link store comes after its predecessor's).
+ * The link's release store pairs with the owner's acquire load of next:
+ * the owner that sees a node sees its next and taken as the putter left
+ * them, and everything the putter did before the put.  A node is taken
+ * off only once its next is linked, so no producer writes it after; the
+ * owner then links it into its free list with plain stores.
+ *
+ * Between its exchange and its link store a producer leaves a gap: the
+ * nodes after the gap are the queue's but not yet reachable.  The owner
+ * then finds a null next while rq_head is elsewhere: it takes the queue
+ * as ending there for now (timingwheel_slot_get() answers -EAGAIN if it
+ * has no other slot) and never waits for the producer.
+ */
+static void tw_rq_push(struct timingwheel_sq *sq, struct timingwheel_slot *slots,
+		       uint32_t i)
+{
+	uint32_t prev;
+
+	__atomic_store_n(&slots[i].next, TW_NO_SLOT, __ATOMIC_RELAXED);
+	prev = __atomic_exchange_n(&sq->rq_head, i, __ATOMIC_ACQ_REL);
+	__atomic_store_n(&slots[prev].next, i, __ATOMIC_RELEASE);
+}
+
+/* The oldest linked node of @sq's return queue, taken off; or TW_NO_SLOT. */
+static uint32_t tw_rq_pop(struct timingwheel_sq *sq, struct timingwheel_slot *slots)
+{
+	uint32_t stub = sq->ring->params.capacity + sq->index;
+	uint32_t tail = sq->rq_tail, next, head;
+
+	next = __atomic_load_n(&slots[tail].next, __ATOMIC_ACQUIRE);
+	if (tail == stub) {
+		if (next == TW_NO_SLOT)
+			return TW_NO_SLOT;	/* empty, or a put in its gap */
+		tail = next;
+		sq->rq_tail = tail;
+		next = __atomic_load_n(&slots[tail].next, __ATOMIC_ACQUIRE);
+	}
+	if (next != TW_NO_SLOT) {
+		sq->rq_tail = next;
+		return tail;
+	}
+	/* @tail is the last linked node: the last put, or a put is in its gap. */
+	head = __atomic_load_n(&sq->rq_head, __ATOMIC_ACQUIRE);
+	if (tail != head)
+		return TW_NO_SLOT;
+	/* The last put: the stub goes behind it, so that it can be taken. */
+	tw_rq_push(sq, slots, stub);
+	/* A put may have come in between: read the link again. */
+	next = __atomic_load_n(&slots[tail].next, __ATOMIC_ACQUIRE);
+	if (next == TW_NO_SLOT)
+		return TW_NO_SLOT;
+	sq->rq_tail = next;
+	return tail;
+}
+
+/*
+ * Move every linked node of @sq's return queue, oldest first, onto the
+ * tail of its free list.  Bounded: a slot is put once per get, and only
+ * the owner gets.
+ */
+static void tw_rq_drain(struct timingwheel_sq *sq)
+{
+	struct timingwheel_slot *slots = sq->ring->slots;
+	uint32_t i;
+
+	while ((i = tw_rq_pop(sq, slots)) != TW_NO_SLOT) {
+		slots[i].next = TW_NO_SLOT;
+		if (sq->free_tail == TW_NO_SLOT)
+			sq->free_head = i;
+		else
+			slots[sq->free_tail].next = i;
+		sq->free_tail = i;
+	}
+}
+
 TW_EXPORT int timingwheel_slot_get(struct timingwheel_sq *sq, uint32_t *slot,
 				   uint16_t *gen)
 {
 	struct timingwheel_slot *s;
 	uint32_t i = sq->free_head;
 
-	if (i == TW_NO_SLOT)
+	if (i == TW_NO_SLOT) {
+		tw_rq_drain(sq);
+		i = sq->free_head;
+	}
+	if (i == TW_NO_SLOT) {
+		/* A put in its gap leaves rq_head past the owner's tail. */
+		if (__atomic_load_n(&sq->rq_head, __ATOMIC_RELAXED) != sq->rq_tail)
+			return -EAGAIN;
 		return -ENOSPC;
+	}
 	s = &sq->ring->slots[i];
 	sq->free_head = s->next;
 	if (sq->free_head == TW_NO_SLOT)
 		sq->free_tail = TW_NO_SLOT;
 	s->next = TW_NO_SLOT;
-	s->taken = 1;
+	__atomic_store_n(&s->taken, 1, __ATOMIC_RELAXED);
 	s->gen++;
 	*slot = i;
 	*gen = s->gen;
 	return 0;
 }
 
+/*
+ * Any thread, the owner's too: always through the return queue, one
+ * exchange, so that the owner's free list stays its own.  taken is read
+ * and cleared relaxed: two threads putting one slot at once is the
+ * program's bug, as a double free() is; a slot put twice in turn is
+ * refused.  The putter got the slot number through the CQ or the
+ * program's own synchronisation, which orders the get's store of taken
+ * before this load.
+ */
 TW_EXPORT int timingwheel_slot_put(struct timingwheel_ring *ring, uint32_t slot)
 {
-	struct timingwheel_sq *sq;
 	struct timingwheel_slot *s;
 
-	if (!ring->slots || slot >= ring->params.capacity ||
-	    !ring->slots[slot].taken)
+	if (!ring->slots || slot >= ring->params.capacity)
 		return -EINVAL;
 	s = &ring->slots[slot];
-	sq = &ring->sqs[s->sq];
-	s->taken = 0;
-	if (sq->free_tail == TW_NO_SLOT)
-		sq->free_head = slot;
-	else
-		ring->slots[sq->free_tail].next = slot;
-	sq->free_tail = slot;
+	if (!__atomic_load_n(&s->taken, __ATOMIC_RELAXED))
+		return -EINVAL;
+	__atomic_store_n(&s->taken, 0, __ATOMIC_RELAXED);
+	tw_rq_push(&ring->sqs[s->sq], ring->slots, slot);
 	return 0;
+}
+
+TW_EXPORT void timingwheel_sq_set_now(struct timingwheel_sq *sq, uint64_t now_ns)
+{
+	sq->now_ns = now_ns;
 }
 
 TW_EXPORT struct twheel_sqe *timingwheel_get_sqe(struct timingwheel_sq *sq)
@@ -216,7 +388,8 @@ TW_EXPORT void timingwheel_prep_start_in(struct timingwheel_sq *sq,
 					 uint64_t delay_ns, uint64_t slack_ns,
 					 unsigned int flags)
 {
-	uint64_t now = timingwheel_now((clockid_t)sq->ring->hdr->clockid);
+	uint64_t now = sq->now_ns ? sq->now_ns :
+		timingwheel_now((clockid_t)sq->ring->hdr->clockid);
 	uint64_t when = now + delay_ns < now ? UINT64_MAX : now + delay_ns;
 
 	/* Past a ktime's reach the kernel answers ERANGE, as for a START. */
@@ -292,6 +465,8 @@ TW_EXPORT int timingwheel_submit(struct timingwheel_sq *sq)
 	uint64_t due = tw_earliest(sq), armed_for;
 	int ret;
 
+	/* sq_set_now()'s time was this batch's. */
+	sq->now_ns = 0;
 	__atomic_store_n(&sq->ctl->tail, sq->tail, __ATOMIC_RELEASE);
 	sq->pub_tail = sq->tail;
 	/* The store-buffering pair with tw_ring_publish()'s smp_mb(). */

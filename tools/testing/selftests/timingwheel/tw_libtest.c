@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <sched.h>
 #include <string.h>
@@ -836,6 +838,309 @@ static void test_ring_cq_overflow(void)
 	ring_close(&ring);
 }
 
+/*
+ * The return queue, white-box: a put caught between its exchange and its
+ * link store (done here by hand, on the library's own fields) hides the
+ * slots behind it, -EAGAIN, and loses none; every slot comes back once,
+ * in the order of the exchanges, the owner's puts included.
+ */
+static void test_ring_slot_return(void)
+{
+	struct timingwheel_ring ring;
+	struct timingwheel_sq *sq;
+	uint32_t slot, prev, i;
+	uint16_t gen;
+
+	if (ring_open(&ring, 4, 1, 8, 16))
+		return;
+	sq = timingwheel_ring_sq(&ring, 0);
+	for (i = 0; i < 4; i++)
+		CHECK_RET(timingwheel_slot_get(sq, &slot, &gen), 0);
+	CHECK_RET(timingwheel_slot_get(sq, &slot, &gen), -ENOSPC);
+	CHECK_RET(timingwheel_slot_put(&ring, 0), 0);
+	/* Slot 1's put, stopped in its gap: exchanged, not linked. */
+	ring.slots[1].taken = 0;
+	__atomic_store_n(&ring.slots[1].next, UINT32_MAX, __ATOMIC_RELAXED);
+	prev = __atomic_exchange_n(&sq->rq_head, 1, __ATOMIC_ACQ_REL);
+	CHECK(prev == 0, "the put before: %u", prev);
+	CHECK_RET(timingwheel_slot_get(sq, &slot, &gen), -EAGAIN);
+	/* A put that completes behind the gap waits behind it. */
+	CHECK_RET(timingwheel_slot_put(&ring, 2), 0);
+	CHECK_RET(timingwheel_slot_get(sq, &slot, &gen), -EAGAIN);
+	__atomic_store_n(&ring.slots[prev].next, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < 3; i++) {
+		slot = UINT32_MAX;
+		CHECK_RET(timingwheel_slot_get(sq, &slot, &gen), 0);
+		CHECK(slot == i && gen == 2, "get %u: slot %u gen %u", i, slot, gen);
+	}
+	CHECK_RET(timingwheel_slot_get(sq, &slot, &gen), -ENOSPC);
+	/* The last node alone, then the stub's turn twice over. */
+	for (i = 0; i < 3; i++) {
+		CHECK_RET(timingwheel_slot_put(&ring, 3 - i), 0);
+		slot = UINT32_MAX;
+		CHECK_RET(timingwheel_slot_get(sq, &slot, &gen), 0);
+		CHECK(slot == 3 - i, "get after put: slot %u, want %u", slot, 3 - i);
+	}
+	CHECK_RET(timingwheel_slot_get(sq, &slot, &gen), -ENOSPC);
+	CHECK_RET(timingwheel_slot_put(&ring, 0), 0);
+	CHECK_RET(timingwheel_slot_put(&ring, 0), -EINVAL);
+	/* The stub is no slot. */
+	CHECK_RET(timingwheel_slot_put(&ring, 4), -EINVAL);
+	ring_close(&ring);
+}
+
+#define MPSC_SLOTS	512
+#define MPSC_PRODUCERS	3
+#define MPSC_ROUNDS	20
+
+struct mpsc_producer {
+	struct timingwheel_ring	*ring;
+	uint32_t		slots[MPSC_SLOTS];
+	unsigned int		n;
+	unsigned int		seed;
+	int			*done;
+	int			errors;
+};
+
+static void *mpsc_put(void *arg)
+{
+	struct mpsc_producer *p = arg;
+	unsigned int i;
+
+	for (i = 0; i < p->n; i++) {
+		p->errors += timingwheel_slot_put(p->ring, p->slots[i]) != 0;
+		if (rand_r(&p->seed) % 8 == 0)
+			sched_yield();
+	}
+	__atomic_fetch_add(p->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * Three threads put an SQ's slots while its owner gets them and puts a
+ * fourth share itself, MPSC_ROUNDS rounds, the shares drawn from a seed
+ * (TW_LIBTEST_SEED replays one).  Once every putter is done the queue
+ * must be empty (-ENOSPC, never -EAGAIN): the verdict does not depend on
+ * how the threads ran.  Every slot comes back once a round, with the next
+ * generation, and each putter's slots in its order.
+ */
+static void test_ring_slot_mpsc(void)
+{
+	static struct mpsc_producer prod[MPSC_PRODUCERS + 1];
+	static uint32_t got[MPSC_SLOTS], owner[MPSC_SLOTS], at[MPSC_PRODUCERS + 1];
+	static uint16_t gens[MPSC_SLOTS];
+	const char *env = getenv("TW_LIBTEST_SEED");
+	unsigned int seed, r, i, k, n, own, bad = 0;
+	struct timingwheel_ring ring;
+	struct mpsc_producer *me = &prod[MPSC_PRODUCERS];
+	pthread_t t[MPSC_PRODUCERS];
+	struct timingwheel_sq *sq;
+	uint32_t slot;
+	uint16_t gen;
+	int done, ret;
+
+	seed = env ? (unsigned int)strtoul(env, NULL, 0) :
+		(unsigned int)(timingwheel_now(CLOCK_MONOTONIC) ^ getpid());
+	printf("# ring_slot_mpsc: seed %u (TW_LIBTEST_SEED=%u replays it)\n", seed, seed);
+	if (ring_open(&ring, MPSC_SLOTS, 1, 8, 16))
+		return;
+	sq = timingwheel_ring_sq(&ring, 0);
+	for (r = 0; r < MPSC_ROUNDS && !bad; r++) {
+		/* Take every slot: the free list first, then the queue. */
+		for (i = 0; i < MPSC_SLOTS; i++) {
+			ret = timingwheel_slot_get(sq, &slot, &gen);
+			CHECK(ret == 0, "round %u get %u: %d", r, i, ret);
+			if (ret)
+				goto out;
+			gens[slot] = gen;
+		}
+		CHECK_RET(timingwheel_slot_get(sq, &slot, &gen), -ENOSPC);
+		for (k = 0; k <= MPSC_PRODUCERS; k++) {
+			prod[k].ring = &ring;
+			prod[k].n = 0;
+			prod[k].seed = rand_r(&seed);
+			prod[k].done = &done;
+			prod[k].errors = 0;
+			at[k] = 0;
+		}
+		for (i = 0; i < MPSC_SLOTS; i++) {
+			k = (unsigned int)rand_r(&seed) % (MPSC_PRODUCERS + 1);
+			owner[i] = k;
+			prod[k].slots[prod[k].n++] = i;
+		}
+		done = 0;
+		for (k = 0; k < MPSC_PRODUCERS; k++)
+			if (pthread_create(&t[k], NULL, mpsc_put, &prod[k])) {
+				CHECK(0, "pthread_create");
+				goto out;
+			}
+		for (n = 0, own = 0;;) {
+			/* The owner's share: a put between gets. */
+			if (own < me->n)
+				me->errors += timingwheel_slot_put(&ring,
+								   me->slots[own++]) != 0;
+			k = __atomic_load_n(&done, __ATOMIC_ACQUIRE);
+			ret = timingwheel_slot_get(sq, &slot, &gen);
+			if (!ret) {
+				if (slot >= MPSC_SLOTS || n == MPSC_SLOTS ||
+				    gen != (uint16_t)(gens[slot] + 1)) {
+					bad++;
+					printf("# round %u: slot %u gen %u, %u got\n", r,
+					       slot, gen, n);
+					break;
+				}
+				gens[slot] = gen;
+				got[n++] = slot;
+				continue;
+			}
+			if (k == MPSC_PRODUCERS && own == me->n) {
+				CHECK(ret == -ENOSPC, "round %u, all put: %d", r, ret);
+				break;
+			}
+			sched_yield();
+		}
+		for (k = 0; k < MPSC_PRODUCERS; k++)
+			pthread_join(t[k], NULL);
+		for (k = 0; k <= MPSC_PRODUCERS; k++)
+			bad += prod[k].errors;
+		CHECK(n == MPSC_SLOTS, "round %u: %u slots back", r, n);
+		bad += n != MPSC_SLOTS;
+		/* Each slot once, each putter's in its order. */
+		for (i = 0; i < n; i++) {
+			k = owner[got[i] % MPSC_SLOTS];
+			if (at[k] >= prod[k].n || prod[k].slots[at[k]] != got[i]) {
+				printf("# round %u: get %u is slot %u, putter %u's next is %u\n",
+				       r, i, got[i], k,
+				       at[k] < prod[k].n ? prod[k].slots[at[k]] : UINT32_MAX);
+				bad++;
+				break;
+			}
+			at[k]++;
+		}
+		/* Give every slot back for the next round's gets. */
+		for (i = 0; i < n; i++)
+			bad += timingwheel_slot_put(&ring, got[i]) != 0;
+	}
+	CHECK(!bad, "seed %u: %u faults", seed, bad);
+out:
+	ring_close(&ring);
+}
+
+/*
+ * sq_set_now(): prep_start_in() counts from its time, not a clock read,
+ * until the submit or a 0.
+ */
+static void test_ring_set_now(void)
+{
+	struct timingwheel_ring ring;
+	struct timingwheel_sq *sq;
+	struct twheel_sqe *e;
+	uint64_t now, t;
+	uint32_t a, b;
+	uint16_t ga, gb;
+
+	if (ring_open(&ring, 16, 1, 8, 32))
+		return;
+	sq = timingwheel_ring_sq(&ring, 0);
+	CHECK_RET(timingwheel_slot_get(sq, &a, &ga), 0);
+	CHECK_RET(timingwheel_slot_get(sq, &b, &gb), 0);
+	t = timingwheel_now(CLOCK_MONOTONIC) + 30000 * MS;
+	timingwheel_sq_set_now(sq, t);
+	e = timingwheel_get_sqe(sq);
+	timingwheel_prep_start_in(sq, e, a, ga, 1, 5 * MS, 0, 0);
+	CHECK(e->when == t + 5 * MS, "when %llu, want %llu",
+	      (unsigned long long)e->when, (unsigned long long)(t + 5 * MS));
+	e = timingwheel_get_sqe(sq);
+	timingwheel_prep_start_in(sq, e, b, gb, 2, 7 * MS, 0, 0);
+	CHECK(e->when == t + 7 * MS, "second when %llu", (unsigned long long)e->when);
+	CHECK_RET(timingwheel_submit(sq), 2);
+	/* The submit ended the batch: a clock read again. */
+	now = timingwheel_now(CLOCK_MONOTONIC);
+	e = timingwheel_get_sqe(sq);
+	timingwheel_prep_start_in(sq, e, a, ga, 3, 5 * MS, 0, TWHEEL_SQE_REPLACE);
+	CHECK(e->when >= now + 5 * MS && e->when < t, "after submit: when %llu",
+	      (unsigned long long)e->when);
+	/* 0 clears it. */
+	timingwheel_sq_set_now(sq, t);
+	timingwheel_sq_set_now(sq, 0);
+	now = timingwheel_now(CLOCK_MONOTONIC);
+	e = timingwheel_get_sqe(sq);
+	timingwheel_prep_start_in(sq, e, b, gb, 4, 5 * MS, 0, TWHEEL_SQE_REPLACE);
+	CHECK(e->when >= now + 5 * MS && e->when < t, "after 0: when %llu",
+	      (unsigned long long)e->when);
+	CHECK_RET(timingwheel_submit(sq), 2);
+	ring_close(&ring);
+}
+
+/* A child's ring_init: 1 if it set OTHER_TIMENS, 0 if not, 2 on a failure. */
+static int timens_child_init(void)
+{
+	struct twheel_ring_setup p = {
+		.capacity = 4, .nr_sq = 1, .sq_entries = 8, .cq_entries = 16,
+	};
+	struct timingwheel_ring ring;
+	int fd = timingwheel_open(TIMINGWHEEL_CLOCK_DEFAULT, 0, O_CLOEXEC), ret;
+
+	if (fd < 0 || timingwheel_ring_init(fd, &p, &ring))
+		return 2;
+	ret = !!(ring.flags & TIMINGWHEEL_RING_OTHER_TIMENS);
+	timingwheel_ring_exit(&ring);
+	close(fd);
+	return ret;
+}
+
+/*
+ * OTHER_TIMENS: not in the rings' own namespace; set after an unshare()
+ * of a time namespace with a monotonic offset, which /proc/self's file
+ * shows while the process still runs on the old one; not in a child of
+ * it, which runs on the new one.
+ */
+static void test_ring_timens(void)
+{
+	struct timingwheel_ring ring;
+	int status, fd, out;
+	pid_t pid, child;
+
+	if (ring_open(&ring, 4, 1, 8, 16))
+		return;
+	CHECK(!(ring.flags & TIMINGWHEEL_RING_OTHER_TIMENS), "flags %#x", ring.flags);
+	ring_close(&ring);
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0, "fork: %s", strerror(errno));
+	if (pid < 0)
+		return;
+	if (!pid) {
+		if (unshare(CLONE_NEWTIME)) {
+			printf("# no time namespaces (%s): skipped\n", strerror(errno));
+			_exit(0);
+		}
+		fd = open("/proc/self/timens_offsets", O_WRONLY);
+		if (fd < 0 || write(fd, "monotonic 1000 0\n", 17) != 17) {
+			printf("# timens_offsets: %s\n", strerror(errno));
+			_exit(1);
+		}
+		close(fd);
+		out = timens_child_init();
+		if (out != 1) {
+			printf("# unshared: OTHER_TIMENS %d, want 1\n", out);
+			_exit(1);
+		}
+		fflush(stdout);
+		child = fork();
+		if (!child)
+			_exit(timens_child_init());
+		if (child < 0 || waitpid(child, &status, 0) != child ||
+		    !WIFEXITED(status) || WEXITSTATUS(status)) {
+			printf("# in the namespace: status %#x, want 0\n", status);
+			_exit(1);
+		}
+		_exit(0);
+	}
+	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	      !WEXITSTATUS(status), "child status %#x", status);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -863,6 +1168,10 @@ static const struct {
 	{ "ring_results", test_ring_results },
 	{ "ring_periodic", test_ring_periodic },
 	{ "ring_cq_overflow", test_ring_cq_overflow },
+	{ "ring_slot_return", test_ring_slot_return },
+	{ "ring_slot_mpsc", test_ring_slot_mpsc },
+	{ "ring_set_now", test_ring_set_now },
+	{ "ring_timens", test_ring_timens },
 };
 
 int main(void)
