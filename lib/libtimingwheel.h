@@ -181,6 +181,9 @@ int timingwheel_slot_get(struct timingwheel_sq *sq, uint32_t *slot,
 /* timingwheel_slot_get(3): give @slot back to its SQ, from any thread. */
 int timingwheel_slot_put(struct timingwheel_ring *ring, uint32_t slot);
 
+/* timingwheel_slot_get(3): give @slot back to @sq, from @sq's own thread. */
+int timingwheel_sq_slot_put(struct timingwheel_sq *sq, uint32_t slot);
+
 /* timingwheel_get_sqe(3): the next free entry of @sq, or NULL. */
 struct twheel_sqe *timingwheel_get_sqe(struct timingwheel_sq *sq);
 

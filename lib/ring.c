@@ -283,6 +283,19 @@ static uint32_t tw_rq_pop(struct timingwheel_sq *sq, struct timingwheel_slot *sl
 	return tail;
 }
 
+/* Append slot @i to @sq's free list: the owner's, plain stores. */
+static void tw_free_append(struct timingwheel_sq *sq, uint32_t i)
+{
+	struct timingwheel_slot *slots = sq->ring->slots;
+
+	slots[i].next = TW_NO_SLOT;
+	if (sq->free_tail == TW_NO_SLOT)
+		sq->free_head = i;
+	else
+		slots[sq->free_tail].next = i;
+	sq->free_tail = i;
+}
+
 /*
  * Move every linked node of @sq's return queue, oldest first, onto the
  * tail of its free list.  Bounded: a slot is put once per get, and only
@@ -290,17 +303,10 @@ static uint32_t tw_rq_pop(struct timingwheel_sq *sq, struct timingwheel_slot *sl
  */
 static void tw_rq_drain(struct timingwheel_sq *sq)
 {
-	struct timingwheel_slot *slots = sq->ring->slots;
 	uint32_t i;
 
-	while ((i = tw_rq_pop(sq, slots)) != TW_NO_SLOT) {
-		slots[i].next = TW_NO_SLOT;
-		if (sq->free_tail == TW_NO_SLOT)
-			sq->free_head = i;
-		else
-			slots[sq->free_tail].next = i;
-		sq->free_tail = i;
-	}
+	while ((i = tw_rq_pop(sq, sq->ring->slots)) != TW_NO_SLOT)
+		tw_free_append(sq, i);
 }
 
 TW_EXPORT int timingwheel_slot_get(struct timingwheel_sq *sq, uint32_t *slot,
@@ -351,6 +357,25 @@ TW_EXPORT int timingwheel_slot_put(struct timingwheel_ring *ring, uint32_t slot)
 		return -EINVAL;
 	__atomic_store_n(&s->taken, 0, __ATOMIC_RELAXED);
 	tw_rq_push(&ring->sqs[s->sq], ring->slots, slot);
+	return 0;
+}
+
+/*
+ * The owner's own put: straight onto its free list, no atomic exchange
+ * (the exchange of timingwheel_slot_put() costs a pair about 4 ns).
+ */
+TW_EXPORT int timingwheel_sq_slot_put(struct timingwheel_sq *sq, uint32_t slot)
+{
+	struct timingwheel_ring *ring = sq->ring;
+	struct timingwheel_slot *s;
+
+	if (!ring->slots || slot >= ring->params.capacity)
+		return -EINVAL;
+	s = &ring->slots[slot];
+	if (s->sq != sq->index || !__atomic_load_n(&s->taken, __ATOMIC_RELAXED))
+		return -EINVAL;
+	__atomic_store_n(&s->taken, 0, __ATOMIC_RELAXED);
+	tw_free_append(sq, slot);
 	return 0;
 }
 

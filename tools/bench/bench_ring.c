@@ -247,7 +247,7 @@ static int rb_round(struct timingwheel_sq *sq, struct rb_timer *t,
 		timingwheel_prep_stop(rb_sqe(sq), t[i].slot, t[i].gen, i, 0);
 		if (rb_submit_now(mode, i) && timingwheel_submit(sq) < 0)
 			return -1;
-		if (timingwheel_slot_put(sq->ring, t[i].slot))
+		if (timingwheel_sq_slot_put(sq, t[i].slot))
 			return -1;
 	}
 	return timingwheel_submit(sq) < 0 ? -1 : 0;

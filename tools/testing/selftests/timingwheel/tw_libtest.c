@@ -550,6 +550,17 @@ static void test_ring_slots(void)
 	CHECK(slot == 0 && gen == 2, "slot %u gen %u", slot, gen);
 	CHECK_RET(timingwheel_slot_get(sq1, &slot, &gen), 0);
 	CHECK(slot == 4 && gen == 2, "put back to its own SQ: slot %u", slot);
+	/* The owner's own put: its share only, onto its free list in order. */
+	CHECK_RET(timingwheel_sq_slot_put(sq0, 2), -EINVAL);
+	CHECK_RET(timingwheel_sq_slot_put(sq0, 5), -EINVAL);
+	CHECK_RET(timingwheel_sq_slot_put(sq1, 3), 0);
+	CHECK_RET(timingwheel_sq_slot_put(sq1, 3), -EINVAL);
+	CHECK_RET(timingwheel_sq_slot_put(sq1, 2), 0);
+	CHECK_RET(timingwheel_slot_get(sq1, &slot, &gen), 0);
+	CHECK(slot == 3 && gen == 2, "own put: slot %u gen %u", slot, gen);
+	CHECK_RET(timingwheel_slot_get(sq1, &slot, &gen), 0);
+	CHECK(slot == 2 && gen == 2, "own put: slot %u gen %u", slot, gen);
+	CHECK_RET(timingwheel_slot_get(sq1, &slot, &gen), -ENOSPC);
 	ring_close(&ring);
 }
 
