@@ -1630,7 +1630,7 @@ EXPORT_SYMBOL_TW_KBENCH(tw_client_ring_setup);
  */
 static long tw_client_ring_chunk(struct tw_client *c, bool last, bool *more)
 {
-	unsigned int posted;
+	unsigned int posted = 0;
 	long ret = 0;
 	u64 now;
 
@@ -1641,14 +1641,15 @@ static long tw_client_ring_chunk(struct tw_client *c, bool last, bool *more)
 		now = tw_clock_ns(c);
 		posted = tw_catch_up(c, now, TW_RING_CHUNK, false);
 		*more = tw_ring_more(c->ring) || tw_has_due(&c->wheel);
-		if (!*more || last) {
+		/* Broken now, no later chunk comes: the id timers need it. */
+		if (!*more || last || tw_ring_broken(c->ring)) {
 			posted += tw_program(c, now, false);
 			*more = tw_ring_more(c->ring) || tw_has_due(&c->wheel);
 		}
 		ret = tw_ring_broken(c->ring) ? -EBADFD : (long)posted;
 	}
 	spin_unlock_bh(&c->lock);
-	if (ret > 0)
+	if (posted)
 		tw_wake_readers(c);
 	return ret;
 }

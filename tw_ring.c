@@ -955,6 +955,7 @@ static struct twheel_sqe tw_ring_read_sqe(const struct twheel_sqe *src)
 static int tw_ring_arm(struct tw_ring *r, struct tw_client *c,
 		       struct tw_rslot *s, const struct tw_when *w)
 {
+	bool listed = s->state != TW_RS_FREE;
 	int ret;
 
 	if (s->state == TW_RS_WAITING) {
@@ -971,6 +972,9 @@ static int tw_ring_arm(struct tw_ring *r, struct tw_client *c,
 		ret = tw_start(&c->wheel, &s->node, w->lo);
 	else
 		ret = tw_start_range(&c->wheel, &s->node, w->lo, w->hi);
+	/* A listed slot's start was checked first: it cannot fail. */
+	if (WARN_ON_ONCE(ret && listed))
+		return ret;
 	if (ret)
 		return ret;
 	r->nr_armed++;
@@ -987,8 +991,10 @@ static int tw_ring_start(struct tw_ring *r, struct tw_client *c,
 	u64 max;
 	int ret;
 
-	if (periodic && (!r->periods || !e->arg))
-		return r->periods ? -EINVAL : -EOPNOTSUPP;
+	if (periodic && !r->periods)
+		return -EOPNOTSUPP;
+	if (periodic && !e->arg)
+		return -EINVAL;
 	if (s->state != TW_RS_FREE &&
 	    (!(e->flags & TWHEEL_SQE_REPLACE) || s->gen != e->gen))
 		return -EEXIST;
@@ -1006,11 +1012,12 @@ static int tw_ring_start(struct tw_ring *r, struct tw_client *c,
 		if (w.lo >= max || w.interval >= max - w.lo)
 			return -ERANGE;
 	}
-	if (s->state == TW_RS_ARMED)
+	if (s->state == TW_RS_ARMED) {
 		/* Left alone if already due in the range: the core's policy. */
 		ret = tw_modify_range(&c->wheel, &s->node, w.lo, w.hi);
-	else
+	} else {
 		ret = tw_ring_arm(r, c, s, &w);
+	}
 	if (ret)
 		return ret;
 	s->gen = e->gen;
@@ -1085,7 +1092,7 @@ static unsigned int tw_ring_apply_sq(struct tw_ring *r, struct tw_client *c,
 {
 	struct tw_ring_sq *sq = &r->sq[i];
 	/* The producer's entries are written before the tail we load. */
-	u32 tail = smp_load_acquire(&sq->ctl->tail), n, k;
+	u32 tail = smp_load_acquire(&sq->ctl->tail), n, k, idx;
 	s32 res;
 
 	if (tail - sq->pub > r->sq_entries || tail - sq->pub < sq->head - sq->pub) {
@@ -1094,9 +1101,10 @@ static unsigned int tw_ring_apply_sq(struct tw_ring *r, struct tw_client *c,
 	}
 	n = min(tail - sq->head, budget);
 	for (k = 0; k < n; k++) {
-		res = tw_ring_apply(r, c, i, (sq->head + k) & (r->sq_entries - 1));
+		idx = (sq->head + k) & (r->sq_entries - 1);
+		res = tw_ring_apply(r, c, i, idx);
 		if (res != TW_RES_NONE) {
-			sq->res[(sq->head + k) & (r->sq_entries - 1)] = res;
+			sq->res[idx] = res;
 			sq->held++;
 		}
 	}
