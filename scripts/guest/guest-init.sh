@@ -62,11 +62,14 @@ e2e)
 	rc=$?
 	cat /tmp/e2e.log
 	echo "TW-RESULT rc=$rc"
-	# libtimingwheel's own tests, against the module.
-	timeout 300 "$dir/bin/tw_libtest" >/tmp/libtest.log 2>&1
-	rc=$?
-	sed 's/^/libtest: /' /tmp/libtest.log
-	echo "TW-LIBTEST rc=$rc"
+	# libtimingwheel's own tests, against the module, where the host put
+	# them (a planted bug in the module alone is judged without them).
+	if [ -x "$dir/bin/tw_libtest" ]; then
+		timeout 300 "$dir/bin/tw_libtest" >/tmp/libtest.log 2>&1
+		rc=$?
+		sed 's/^/libtest: /' /tmp/libtest.log
+		echo "TW-LIBTEST rc=$rc"
+	fi
 	# The examples of tools/examples that the host put here: each checks
 	# its own result.
 	for ex in "$dir"/bin/example_*; do

@@ -8,7 +8,9 @@
 # the fuzzers follow the suite (TW_FUZZ_SEED replays a seed).  TW_E2E_ONLY=T1,T2
 # runs only those tests of tw_e2e.  The bindings' tests (bindings/) run after
 # the suite; TW_BINDINGS=0|1 leaves them out or asks for them (default: 1
-# unless TW_E2E_ONLY is set).
+# unless TW_E2E_ONLY is set).  TW_LIBTEST=0 leaves out tw_libtest, and
+# TW_EXAMPLES= the examples: a planted bug in the module alone is judged by
+# the e2e tests its header names (scripts/mutations/mutate.sh).
 #
 #   scripts/guest/uml-e2e.sh [debug|normal]
 set -euo pipefail
@@ -28,7 +30,8 @@ tw_device_progs
 root=$work/root
 mkdir -p "$root/bin"
 cp "$work/module/timingwheel.ko" "$root/"
-cp "$TW_ROOT"/tools/build/{tw_e2e,tw_fuzz,tw_libtest} "$root/bin/"
+cp "$TW_ROOT"/tools/build/{tw_e2e,tw_fuzz} "$root/bin/"
+[ "${TW_LIBTEST:-1}" = 0 ] || cp "$TW_ROOT/tools/build/tw_libtest" "$root/bin/"
 # The examples that judge themselves, run after tw_libtest; each must pass.
 make -s -C "$TW_ROOT/tools" examples >&2 || tw_die "the examples do not build"
 export TW_EXAMPLES=${TW_EXAMPLES-idle_server id_generation mt_reader realtime_side ring_timers}
@@ -45,4 +48,5 @@ tw_uml_boot "$kdir" "$TW_ROOT/scripts/guest/guest-init.sh" "$work/console.log" \
 	tw.mode=e2e tw.dir="$root" tw.fuzz="${TW_FUZZ_SECONDS:-0}" tw.seed="${TW_FUZZ_SEED:-0}" \
 	${TW_E2E_ONLY:+tw.only=$TW_E2E_ONLY}
 TW_E2E_SKIPS=allowed TW_FUZZ_BITS=${TW_FUZZ_SECONDS:+64} TW_REQUIRE_BINDINGS=$bindings \
+	TW_REQUIRE_LIBTEST=${TW_LIBTEST:-1} \
 	exec "$TW_ROOT/scripts/verdict/e2e-verdict.sh" "$work/console.log" e2e "UML 6.12 $flavour"

@@ -17,8 +17,9 @@
 # protocol: neither UML nor the one-CPU guests have a store buffer to race).  One of
 # the uml and qemu tests is a test the bug cannot fail,
 # so that the verdict can tell a caught bug from a run that never
-# happened; libtimingwheel's own tests always run.  Running only the
-# tests that catch a bug keeps the stage within its time.
+# happened.  libtimingwheel's own tests and the examples run under UML
+# only for a bug outside the module's own files (lib/, the uapi).
+# Running only the tests that catch a bug keeps the stage within its time.
 #
 #   scripts/mutations/mutate.sh core|device
 #
@@ -39,8 +40,10 @@ device)
 	suite() {
 		# shellcheck disable=SC2046 # WHERE [KERNEL] TESTS, split on purpose
 		set -- "$1" $(sed -n '2,/^---/s/^Suite: //p' "$2")
+		# shellcheck disable=SC2046 # TW_EXAMPLES=, or no word at all
 		case $2 in
-		uml) TW_RUN_TAG=$mtag TW_UML_TIMEOUT=300 TW_E2E_ONLY=$3 \
+		uml) env TW_RUN_TAG="$mtag" TW_UML_TIMEOUT=300 TW_E2E_ONLY="$3" \
+			TW_LIBTEST="$lib" $([ "$lib" = 1 ] || echo TW_EXAMPLES=) \
 			"$1/scripts/guest/uml-e2e.sh" debug ;;
 		qemu) TW_RUN_TAG=$mtag TW_E2E_ONLY=$4 "$1/scripts/guest/qemu-run.sh" "$3" e2e ;;
 		host) make -s -C "$1/tools" "$3" >/dev/null && "$1/tools/build/tw_ring_sb" -t 20 ;;
@@ -66,11 +69,16 @@ for m in "$TW_ROOT/scripts/mutations/$kind"/*.patch; do
 	tried=$((tried + 1))
 	tree=$TW_CACHE/run/$mtag
 	rm -rf "$tree" && mkdir -p "$tree"
-	# A bug in the module alone reuses the programs built here (make
-	# still rebuilds what is older than its sources); one in lib/, tools/
-	# or the uapi is built from scratch.
+	# A bug in the module or in lib/'s sources reuses the programs built
+	# here (make rebuilds what is older than its sources, and the
+	# programs depend on libtimingwheel.a); one in tools/ or a header
+	# is built from scratch.
 	keep=(--exclude build --exclude build32)
-	grep -qE '^\+\+\+ b/(lib|tools|include)/' "$m" || keep=()
+	grep -qE '^\+\+\+ b/(tools/|include/|lib/.*\.h)' "$m" || keep=()
+	# A bug in the module alone is judged by the e2e tests its header
+	# names; libtimingwheel's tests and the examples run for the rest.
+	lib=0
+	grep -qE '^\+\+\+ b/[^/[:space:]]+/' "$m" && lib=1
 	(cd "$TW_ROOT" && rsync -a "${keep[@]}" Kbuild ./*.c ./*.h \
 		VERSION lib scripts tools "$tree/" &&
 		if [ -d include ]; then rsync -a include "$tree/"; fi)

@@ -131,6 +131,12 @@ guest 24 24 | sed 's/^TW-LIBTEST rc=0/TW-LIBTEST rc=124/' >"$tmp/g-libtimeout.lo
 expect_e2e fail "a libtimingwheel test failed" "$tmp/g-libfail.log"
 expect_e2e fail "the libtimingwheel tests did not run" "$tmp/g-libmissing.log"
 expect_e2e fail "the libtimingwheel tests timed out" "$tmp/g-libtimeout.log"
+# A mutant of the module alone runs without them (TW_REQUIRE_LIBTEST=0):
+# their absence passes then, a failure of theirs still fails.
+verdict pass "e2e the libtimingwheel tests left out where allowed" env TW_REQUIRE_LIBTEST=0 \
+	"$TW_ROOT/scripts/verdict/e2e-verdict.sh" "$tmp/g-libmissing.log" e2e "selftest nolib"
+verdict fail "e2e a libtimingwheel test failed where they may be left out" env TW_REQUIRE_LIBTEST=0 \
+	"$TW_ROOT/scripts/verdict/e2e-verdict.sh" "$tmp/g-libfail.log" e2e "selftest nolib"
 { guest 24 24; echo 'TW-PKGCLIENT rc=0'; } >"$tmp/g-pkg.log"
 { guest 24 24; echo 'TW-PKGCLIENT rc=1'; } >"$tmp/g-pkgfail.log"
 verdict pass "e2e the packaged client passed where required" env TW_REQUIRE_PKGCLIENT=1 \

@@ -506,6 +506,9 @@ static void t_periodic_and_overrun(struct __test_metadata *_metadata)
 	struct twheel_event ev[4];
 	uint64_t period = 20 * MS;
 
+	/* A period of whole ticks only: anything else would drift. */
+	EXPECT_TRUE(start(fd, 3, period, RES_NS + RES_NS / 2, 0) == -EINVAL);
+	EXPECT_TRUE(stop(fd, 3) == -ENOENT);
 	EXPECT_TRUE(start(fd, 3, period, period, 0) == 0);
 	EXPECT_TRUE(read_events(fd, ev, 2, 2000) == 2);
 	EXPECT_TRUE(ev[0].flags == TWHEEL_EVENT_PERIODIC);
