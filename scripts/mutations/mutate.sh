@@ -23,18 +23,24 @@
 #
 #   scripts/mutations/mutate.sh core|device
 #
-# TW_MUTATION=<part of a name> runs only the matching mutations.
+# TW_MUTATION=<part of a name> runs only the matching mutations;
+# TW_MUTATION_JOBS=N runs N at once (default: 2 for core, 1 for device).
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 kind=${1:-core}
 case $kind in
 core)
+	# KUnit runs no timing: two mutants at once, one a CPU.
+	jobs=${TW_MUTATION_JOBS:-2}
 	suite() { TW_RUN_TAG=$mtag TW_UML_TIMEOUT=30 "$1/scripts/guest/kunit-uml.sh" normal; }
 	# Caught means tests ran and some failed or crashed.
 	verdict='Ran [1-9][0-9]* tests: .*(failed|crashed): [1-9][0-9]*.*'
 	;;
 device)
+	# One at a time: the e2e tests sleep and time, and ring-sb needs
+	# both CPUs to itself.
+	jobs=${TW_MUTATION_JOBS:-1}
 	# The UML debug kernel: twice as fast as a TCG guest, and KASAN
 	# turns a mutant's memory error into a report.
 	suite() {
@@ -59,14 +65,15 @@ device)
 esac
 
 tw_need patch
-# Where mutants are built and run: apart from another run's (TW_RUN_TAG).
-mtag=mutant${TW_RUN_TAG:+-$TW_RUN_TAG}
-failures=0 tried=0
-for m in "$TW_ROOT/scripts/mutations/$kind"/*.patch; do
+# Where mutants are built and run: apart from another run's (TW_RUN_TAG),
+# and each job's apart from the other's (the job's slot).
+mtag0=mutant${TW_RUN_TAG:+-$TW_RUN_TAG}
+
+# mutant PATCH SLOT: plant one bug in a tree of its own and run its suite;
+# succeed only if the suite ran and caught it.  suite() sees $mtag and $lib.
+mutant() {
+	local m=$1 mtag=$mtag0-$2 name tree ran t0 lib keep
 	name=$(sed -n '1s/^Planted bug: //p' "$m")
-	[ -n "$name" ] || tw_die "$m does not start with 'Planted bug: '"
-	[[ $name == *"${TW_MUTATION:-}"* ]] || continue
-	tried=$((tried + 1))
 	tree=$TW_CACHE/run/$mtag
 	rm -rf "$tree" && mkdir -p "$tree"
 	# A bug in the module or in lib/'s sources reuses the programs built
@@ -88,13 +95,12 @@ for m in "$TW_ROOT/scripts/mutations/$kind"/*.patch; do
 		grep -q 'offset' "$tree.log"; then
 		tw_log "mutation '$name' does not apply exactly: update $m"
 		grep -E 'offset|FAILED' "$tree.log" >&2
-		failures=$((failures + 1))
-		continue
+		return 1
 	fi
 	t0=$SECONDS
 	if suite "$tree" "$m" >"$tree.log" 2>&1; then
 		tw_log "mutation '$name' SURVIVED: the suite did not notice"
-		failures=$((failures + 1))
+		return 1
 	elif grep -qE 'insmod failed|TW-GUEST .* mode= ' "$tree.log" ||
 		! ran=$(grep -m1 -oE "$verdict|the kernel reported a problem" "$tree.log"); then
 		# A mutant that does not build or boot, or a guest that never
@@ -103,11 +109,39 @@ for m in "$TW_ROOT/scripts/mutations/$kind"/*.patch; do
 		# "TW-GUEST ... mode= " (scripts/guest/markers.txt).
 		tw_log "mutation '$name': the suite did not run (log: $tree.log)"
 		grep -m1 "no 'Suite" "$tree.log" >&2
-		failures=$((failures + 1))
-	else
-		tw_log "mutation '$name' caught in $((SECONDS - t0)) s: $ran"
+		return 1
 	fi
+	tw_log "mutation '$name' caught in $((SECONDS - t0)) s: $ran"
+}
+
+# Up to $jobs mutants at once, each in a slot of its own; a mutant's lines
+# are printed when it ends.
+out=$TW_CACHE/run/$mtag0.out
+rm -rf "$out" && mkdir -p "$out"
+declare -A slot_of=()
+failures=0 tried=0
+reap() {
+	local pid rc=0
+
+	wait -n -p pid || rc=$?
+	cat "$out/${slot_of[$pid]}"
+	[ $rc -eq 0 ] || failures=$((failures + 1))
+	unset "slot_of[$pid]"
+}
+for m in "$TW_ROOT/scripts/mutations/$kind"/*.patch; do
+	name=$(sed -n '1s/^Planted bug: //p' "$m")
+	[ -n "$name" ] || tw_die "$m does not start with 'Planted bug: '"
+	[[ $name == *"${TW_MUTATION:-}"* ]] || continue
+	tried=$((tried + 1))
+	[ ${#slot_of[@]} -lt "$jobs" ] || reap
+	# The lowest slot no running mutant holds.
+	for ((slot = 0; slot < jobs; slot++)); do
+		[[ " ${slot_of[*]} " == *" $slot "* ]] || break
+	done
+	mutant "$m" "$slot" >"$out/$slot" 2>&1 &
+	slot_of[$!]=$slot
 done
+while [ ${#slot_of[@]} -gt 0 ]; do reap; done
 [ $tried -gt 0 ] || tw_die "no mutation matches '${TW_MUTATION:-}'"
 [ $failures -eq 0 ] || exit 1
 tw_log "all $tried mutations caught"
