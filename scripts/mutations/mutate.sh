@@ -128,9 +128,14 @@ reap() {
 	[ $rc -eq 0 ] || failures=$((failures + 1))
 	unset "slot_of[$pid]"
 }
+# Every header is checked before a mutant runs, so that none is left
+# running behind a tw_die.
+for m in "$TW_ROOT/scripts/mutations/$kind"/*.patch; do
+	grep -q '^Planted bug: .' <(head -n 1 "$m") ||
+		tw_die "$m does not start with 'Planted bug: '"
+done
 for m in "$TW_ROOT/scripts/mutations/$kind"/*.patch; do
 	name=$(sed -n '1s/^Planted bug: //p' "$m")
-	[ -n "$name" ] || tw_die "$m does not start with 'Planted bug: '"
 	[[ $name == *"${TW_MUTATION:-}"* ]] || continue
 	tried=$((tried + 1))
 	[ ${#slot_of[@]} -lt "$jobs" ] || reap
