@@ -149,6 +149,7 @@
 #include <linux/wait.h>
 #include <uapi/linux/timingwheel.h>
 
+#include "tw_budget.h"
 #include "tw_client.h"
 #include "tw_compat.h"
 #include "tw_core.h"
@@ -194,6 +195,14 @@ static unsigned int expiry_batch = 1024;
 module_param(expiry_batch, uint, 0644);
 MODULE_PARM_DESC(expiry_batch, "most expiries per hrtimer callback (default 1024)");
 
+static unsigned int ring_budget = 1U << 23;
+module_param(ring_budget, uint, 0644);
+MODULE_PARM_DESC(ring_budget,
+		 "units of softirq work a second one user's ring files may do (default 8388608)");
+
+/* What a ring file's callback reserves beside one token per expiry. */
+#define TW_BUDGET_CALLBACK	(64 + TW_CHUNK)
+
 /**
  * enum tw_state - the state of a timer (see "DOC: Timer states")
  * @TW_NEW:     a spare being started: in no list, not yet in the index
@@ -223,6 +232,8 @@ enum tw_state {
  *          timer is freed
  * @ring_timers: the part of @timers that ring files count; atomic
  * @ring_bytes:  the memory those ring files hold; atomic
+ * @bucket:      the softirq work its ring files' callbacks may still do
+ *               (tw_budget.c); its own lock
  */
 struct tw_user {
 	struct hlist_node	node;
@@ -231,6 +242,7 @@ struct tw_user {
 	atomic_long_t		timers;
 	atomic_long_t		ring_timers;
 	atomic64_t		ring_bytes;
+	struct tw_bucket	bucket;
 };
 
 /**
@@ -353,6 +365,7 @@ static struct tw_user *tw_user_get(kuid_t uid)
 	u = new;
 	new = NULL;
 	u->uid = uid;
+	tw_bucket_init(&u->bucket);
 	hash_add(tw_users, &u->node, __kuid_val(uid));
 found:
 	if (u->files >= READ_ONCE(max_user_files))
@@ -546,17 +559,24 @@ static void tw_fire(struct tw_timer *node, void *data)
 	c->nr_queued++;
 }
 
+/* The most timers one catch-up fires: expiry_batch, at least 1. */
+static unsigned int tw_expiry_batch(void)
+{
+	return max(READ_ONCE(expiry_batch), 1U);
+}
+
 /*
- * Bring the wheel up to the clock, firing at most expiry_batch timers.  A
- * ring file's rings are consumed first, within @budget units of work, and
- * the wheel stays where it is unless every entry seen was applied ("DOC:
- * Stops that provably win" in tw_ring.c).  Return the number fired and
- * posted; the caller wakes readers after unlocking.
+ * Bring the wheel up to the clock, firing at most @batch timers.  A ring
+ * file's rings are consumed first, within @budget units of work, and the
+ * wheel stays where it is unless every entry seen was applied ("DOC: Stops
+ * that provably win" in tw_ring.c).  Return the number fired and posted;
+ * the caller wakes readers after unlocking.
  */
 static unsigned int tw_catch_up(struct tw_client *c, u64 now,
-				unsigned int budget, bool callback)
+				unsigned int budget, unsigned int batch,
+				bool callback)
 {
-	unsigned int batch = max(READ_ONCE(expiry_batch), 1U), fired = 0;
+	unsigned int fired = 0;
 	u64 tick = div64_u64(now, c->resolution);
 	u32 flags = 0;
 
@@ -623,6 +643,19 @@ static u64 tw_armed_for(struct tw_client *c)
 #define TW_REPUBLISH	2
 
 /*
+ * A callback leaves the rest to the file's own system calls: NEED_ENTER
+ * set, the hrtimer idle and that published ("DOC: Softirq work" in
+ * tw_ring.c).  Return 1: the caller wakes pollers, for the flag.
+ */
+static unsigned int tw_callback_stall(struct tw_client *c)
+{
+	tw_ring_stall(c->ring);
+	tw_set_hrtimer(c, U64_MAX);
+	tw_ring_publish(c->ring, U64_MAX);
+	return 1;
+}
+
+/*
  * Program the hrtimer for the wheel's next work.  A ring file then
  * publishes it; entries the publish finds (its store-buffering check) are
  * applied at once, and the hrtimer programmed and published again.  Return
@@ -640,11 +673,7 @@ static unsigned int tw_program(struct tw_client *c, u64 now, bool callback)
 		if (tw_ring_stalled(c->ring))
 			break;
 		if (callback) {
-			/* Softirq does no more: the file's own calls will. */
-			tw_ring_stall(c->ring);
-			tw_set_hrtimer(c, U64_MAX);
-			tw_ring_publish(c->ring, U64_MAX);
-			posted++;
+			posted += tw_callback_stall(c);
 			break;
 		}
 		if (k == TW_REPUBLISH) {
@@ -676,14 +705,27 @@ static void tw_wake_readers(struct tw_client *c)
  */
 unsigned int tw_client_expire(struct tw_client *c)
 {
-	unsigned int fired;
-	u64 now;
+	unsigned int fired, batch = tw_expiry_batch();
+	u64 now, rate = READ_ONCE(ring_budget), want = 0, spent;
 
 	spin_lock(&c->lock);
 	c->nr_wakeups++;
 	now = tw_clock_ns(c);
-	fired = tw_catch_up(c, now, TW_CHUNK, true);
+	/* A ring file's callback pays first, from its user's bucket. */
+	if (c->ring && !tw_ring_broken(c->ring)) {
+		want = TW_BUDGET_CALLBACK + batch;
+		if (!tw_bucket_take(&c->user->bucket, want, rate, ktime_get_ns())) {
+			fired = tw_callback_stall(c);
+			goto out;
+		}
+	}
+	spent = c->wheel.nr_fired;
+	fired = tw_catch_up(c, now, TW_CHUNK, batch, true);
+	spent = c->wheel.nr_fired - spent;
 	fired += tw_program(c, now, true);
+	if (want)
+		tw_bucket_give(&c->user->bucket, batch - min_t(u64, spent, batch), rate);
+out:
 	spin_unlock(&c->lock);
 	if (fired)
 		tw_wake_readers(c);
@@ -984,7 +1026,7 @@ static void tw_apply(struct tw_client *c, struct twheel_op *ops, unsigned int n,
 
 	spin_lock_bh(&c->lock);
 	now = tw_clock_ns(c);
-	fired = tw_catch_up(c, now, TW_CHUNK, false);
+	fired = tw_catch_up(c, now, TW_CHUNK, tw_expiry_batch(), false);
 	for (i = 0; i < n; i++) {
 		struct twheel_op *op = &ops[i];
 
@@ -1639,7 +1681,8 @@ static long tw_client_ring_chunk(struct tw_client *c, bool last, bool *more)
 		ret = -EBADFD;
 	} else {
 		now = tw_clock_ns(c);
-		posted = tw_catch_up(c, now, TW_RING_CHUNK, false);
+		posted = tw_catch_up(c, now, TW_RING_CHUNK, tw_expiry_batch(),
+				     false);
 		*more = tw_ring_more(c->ring) || tw_has_due(&c->wheel);
 		/* Broken now, no later chunk comes: the id timers need it. */
 		if (!*more || last || tw_ring_broken(c->ring)) {

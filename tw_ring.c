@@ -106,8 +106,9 @@
  * rest is done by the file's own system calls, in process context.  No
  * callback is ever programmed for entries alone, so softirq work on ring
  * entries is at most TW_CHUNK units per callback that a due timer or a
- * burst's follow-up brought, as for id timers.  A per-user token bucket
- * (rings.rst, "The softirq budget") is the next step.
+ * burst's follow-up brought, as for id timers; and the callbacks of one
+ * user's ring files together do at most ring_budget units a second
+ * ("DOC: The softirq budget" in tw_budget.c).
  */
 
 /**

@@ -20,7 +20,7 @@ rm -rf "$out" && mkdir -p "$out"
 tw_log "kernel-doc -none -Wall (the wheel, the index, the client, the uapi)"
 (cd "$TW_ROOT" && "$src/scripts/kernel-doc" -none -Wall \
 	tw_core.c tw_core.h tw_ids.c tw_ids.h tw_client.c tw_client.h tw_chardev.c \
-	tw_memcg.c tw_memcg.h \
+	tw_memcg.c tw_memcg.h tw_budget.c tw_budget.h \
 	include/uapi/linux/timingwheel.h) >"$log.kdoc" 2>&1 || true
 status=0
 if [ -s "$log.kdoc" ]; then

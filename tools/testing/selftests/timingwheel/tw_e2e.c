@@ -45,6 +45,7 @@
 #define MAX_USER_TIMERS_PARAM PARAMS "max_user_timers"
 #define MAX_USER_FILES_PARAM PARAMS "max_user_files"
 #define MEMCG_PCT_PARAM	PARAMS "memcg_max_percent"
+#define RING_BUDGET_PARAM PARAMS "ring_budget"
 #define RES_NS		(1 * MS)
 /*
  * What a file without timers may hold, on 64-bit: uapi.rst's C, the
@@ -2166,6 +2167,7 @@ TEST_F_TIMEOUT(tw, ring_periodic, 180) { t_ring_periodic(_metadata); }
 TEST_F_TIMEOUT(tw, ring_periodic_waits, 180) { t_ring_periodic_waits(_metadata); }
 TEST_F_TIMEOUT(tw, ring_periodic_parks, 180) { t_ring_periodic_parks(_metadata); }
 TEST_F_TIMEOUT(tw, ring_no_syscall_steady, 180) { t_ring_no_syscall_steady(_metadata); }
+TEST_F_TIMEOUT(tw, ring_softirq_budget, 180) { t_ring_softirq_budget(_metadata); }
 TEST_F_TIMEOUT(tw, ring_stop_before_due_wins, 180)
 {
 	t_ring_stop_before_due_wins(_metadata);

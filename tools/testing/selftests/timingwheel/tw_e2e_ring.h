@@ -703,6 +703,60 @@ static void t_ring_slack_coalesces(struct __test_metadata *_metadata)
 }
 
 /* Stops of timers not yet due win; nothing enters after the first start. */
+/*
+ * Wait, with no system call, until a callback posted @n events or set
+ * NEED_ENTER; 5 s at most.  Return the CQ's tail.
+ */
+static uint32_t tring_quiet_wait(struct tring *r, uint32_t n)
+{
+	uint64_t end = now_ns() + 5000 * MS;
+	uint32_t tail;
+
+	do {
+		sleep_ms(10);
+		tail = __atomic_load_n(&r->cq->tail, __ATOMIC_ACQUIRE);
+	} while (tail < n && !(__atomic_load_n(&r->hdr->flags, __ATOMIC_ACQUIRE) &
+			       TWHEEL_RING_NEED_ENTER) && now_ns() < end);
+	return tail;
+}
+
+/*
+ * A user whose softirq budget (ring_budget) is below one callback's
+ * reservation: the callback does nothing but set NEED_ENTER and NEED_FLUSH
+ * and leave the hrtimer idle, and the expiry comes with the file's next
+ * system call, not early.  With the budget back, a callback posts it.
+ */
+static void t_ring_softirq_budget(struct __test_metadata *_metadata)
+{
+	unsigned long old = read_param(RING_BUDGET_PARAM);
+	struct twheel_cqe ev[1];
+	struct tring r;
+	uint64_t when;
+	uint32_t tail;
+
+	if (!ring_ok(_metadata, tring_open(&r, 16, 8, 32)))
+		return;
+	write_param(RING_BUDGET_PARAM, 8);
+	when = now_ns() + 20 * MS;
+	tring_start(&r, 0, 1, 0xb0, when, 0);
+	EXPECT_TRUE(tring_submit(&r, when) == 0 && r.enters == 1);
+	tail = tring_quiet_wait(&r, 1);
+	EXPECT_TRUE(tail == 0 && (r.hdr->flags & TWHEEL_RING_NEED_ENTER) &&
+		    (r.hdr->flags & TWHEEL_RING_NEED_FLUSH) &&
+		    tring_armed_for(&r) == UINT64_MAX)
+		TH_LOG("tail %u flags %#x", tail, r.hdr->flags);
+	EXPECT_TRUE(tring_reap(&r, ev, 1, 5000) == 1 && r.enters == 2);
+	EXPECT_TRUE(ev[0].cookie == 0xb0 && ev[0].due >= when && ev[0].fired >= ev[0].due);
+	write_param(RING_BUDGET_PARAM, old);
+	when = now_ns() + 20 * MS;
+	tring_start(&r, 1, 1, 0xb1, when, 0);
+	EXPECT_TRUE(tring_submit(&r, when) == 0 && r.enters == 3);
+	tail = tring_quiet_wait(&r, 2);
+	EXPECT_TRUE(tail == 2 && !(r.hdr->flags & TWHEEL_RING_NEED_ENTER))
+		TH_LOG("tail %u flags %#x", tail, r.hdr->flags);
+	tring_close(&r);
+}
+
 static void t_ring_no_syscall_steady(struct __test_metadata *_metadata)
 {
 	uint64_t anchor = now_ns() + 100 * MS, when = anchor + 200 * MS;

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The softirq budget of a user's ring files: the interface.  See
+ * tw_budget.c.
+ */
+#ifndef _TW_BUDGET_H
+#define _TW_BUDGET_H
+
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+/**
+ * struct tw_bucket - the tokens of softirq work one user has left
+ * @lock:     guards @tokens and @stamp_ns; taken only by hrtimer callbacks,
+ *            so with bottom halves off, inside tw_client.lock
+ * @tokens:   units of work the user's ring files may still do in softirq
+ * @stamp_ns: CLOCK_MONOTONIC when @tokens was last refilled; 0: never
+ */
+struct tw_bucket {
+	spinlock_t	lock;		/* see the kernel-doc above */
+	u64		tokens;
+	u64		stamp_ns;
+};
+
+void tw_bucket_init(struct tw_bucket *b);
+u64 tw_bucket_take(struct tw_bucket *b, u64 want, u64 rate, u64 now_ns);
+void tw_bucket_give(struct tw_bucket *b, u64 n, u64 rate);
+
+#endif /* _TW_BUDGET_H */
