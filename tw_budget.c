@@ -12,23 +12,31 @@
  * holds at most an eighth of a second's worth.
  *
  * A callback of a ring file reserves, before it does anything, what it may
- * spend at most: TW_BUDGET_CALLBACK tokens for the call and for the
- * TW_CHUNK units of ring work it may do, and one per timer it may fire
- * (expiry_batch).  It gives back, at the end, one per timer it did not
- * fire.  A callback that finds less than that reservation does nothing: it
- * leaves the rest to the file's own system calls, in process context, in
- * the owner's cgroup, as a callback with more entries than a chunk does
- * (tw_ring.c, "DOC: Softirq work").  The softirq work a user's ring files
- * do is therefore at most ring_budget units a second, however many files,
- * plus a burst of an eighth of that; an honest program that arms and
- * stops 10^6 timers a second through its rings, with 10^4 callbacks a
- * second and 10^5 expiries, spends about 1.06 * 10^6 a second of the
- * default 8,388,608.
+ * spend at most (tw_bucket_reserve()): a fixed part, 64 tokens for the
+ * call, one per SQ whose tail it loads and TW_CHUNK for the units of ring
+ * work it may do (an entry applied, a result or a waiting event posted),
+ * done or not; and a variable part, one per timer it may fire and one per
+ * timer it may move down a level, two expiry_batch.  At the end it gives
+ * back what it did not fire or move (tw_bucket_settle()).  A callback that
+ * finds less than its reservation does nothing: it leaves the rest to the
+ * file's own system calls, in process context, in the owner's cgroup, as
+ * a callback with more entries than a chunk does (tw_ring.c, "DOC:
+ * Softirq work").  So the softirq work a user's ring files do is at most
+ * ring_budget units a second, however many files, plus a burst of the
+ * eighth of a second's worth the bucket holds; and a rate below eight
+ * reservations a second (17,160 with the defaults and one SQ) leaves all
+ * of it to system calls.  An honest program that arms and stops 10^6
+ * timers a second through its rings, with 10^4 callbacks a second and
+ * 10^5 expiries, spends about 1.2 * 10^6 a second of the default
+ * 8,388,608.
  *
  * The bucket refills lazily, when a callback takes from it, from
- * CLOCK_MONOTONIC; a refill adds whole tokens and loses the fraction, less
- * than one token a refill.  Id-only files do not use it: their callbacks
- * fire what a system call armed, at most expiry_batch timers each.
+ * CLOCK_MONOTONIC read before its lock: a time not after the last refill's
+ * (another CPU's, read later but locked first) adds nothing.  A refill adds
+ * whole tokens; the fraction is kept while it is less than one token, and
+ * lost, less than one token, when a whole one is added.  Id-only files do
+ * not use it: their callbacks fire what a system call armed, at most
+ * expiry_batch timers each.
  */
 #include <linux/minmax.h>
 #include <linux/math64.h>
@@ -54,8 +62,9 @@ static u64 tw_bucket_cap(u64 rate)
 }
 
 /*
- * Add what @rate earned since the last refill.  An eighth of a second or
- * more fills it; below that, with @rate below 2^32, the product stays
+ * Add what @rate earned since the last refill, never past the cap of the
+ * current rate, which may have been lowered since.  An eighth of a second
+ * or more fills it; below that, with @rate below 2^32, the product stays
  * under 2^27 * 2^32.
  */
 static void tw_bucket_refill(struct tw_bucket *b, u64 rate, u64 now_ns)
@@ -63,11 +72,14 @@ static void tw_bucket_refill(struct tw_bucket *b, u64 rate, u64 now_ns)
 	u64 cap = tw_bucket_cap(rate), since = now_ns - b->stamp_ns, add;
 
 	lockdep_assert_held(&b->lock);
-	if (!b->stamp_ns || now_ns < b->stamp_ns || since >= NSEC_PER_SEC / 8) {
+	b->tokens = min(b->tokens, cap);
+	if (!b->stamp_ns || (now_ns > b->stamp_ns && since >= NSEC_PER_SEC / 8)) {
 		b->tokens = cap;
 		b->stamp_ns = now_ns;
 		return;
 	}
+	if (now_ns <= b->stamp_ns)
+		return;
 	add = div_u64(since * rate, NSEC_PER_SEC);
 	if (!add)
 		return;
@@ -76,38 +88,44 @@ static void tw_bucket_refill(struct tw_bucket *b, u64 rate, u64 now_ns)
 }
 
 /**
- * tw_bucket_take - reserve tokens, all or none
- * @b:      the bucket
- * @want:   how many
- * @rate:   tokens a second (ring_budget)
- * @now_ns: CLOCK_MONOTONIC
+ * tw_bucket_reserve - take a callback's most, all or none
+ * @b:        the bucket
+ * @fixed:    the part it spends whatever it does
+ * @variable: the part it may give back (tw_bucket_settle())
+ * @rate:     tokens a second (ring_budget)
+ * @now_ns:   CLOCK_MONOTONIC
  *
- * Return: @want if the bucket held that many, now taken; else 0, and
- * nothing taken.
+ * Return: true if the bucket held @fixed + @variable, now taken; else
+ * false, and nothing taken.
  */
-u64 tw_bucket_take(struct tw_bucket *b, u64 want, u64 rate, u64 now_ns)
+bool tw_bucket_reserve(struct tw_bucket *b, u64 fixed, u64 variable,
+		       u64 rate, u64 now_ns)
 {
-	u64 got = 0;
+	u64 want = fixed + variable;
+	bool got = false;
 
 	spin_lock(&b->lock);
 	tw_bucket_refill(b, rate, now_ns);
 	if (b->tokens >= want) {
 		b->tokens -= want;
-		got = want;
+		got = true;
 	}
 	spin_unlock(&b->lock);
 	return got;
 }
 
 /**
- * tw_bucket_give - give back tokens a reservation did not spend
- * @b:    the bucket
- * @n:    how many
- * @rate: tokens a second (ring_budget), for the cap
+ * tw_bucket_settle - give back what a reservation did not spend
+ * @b:        the bucket
+ * @variable: the variable part reserved
+ * @spent:    how much of it the callback spent; more counts as all
+ * @rate:     tokens a second (ring_budget), for the cap
  */
-void tw_bucket_give(struct tw_bucket *b, u64 n, u64 rate)
+void tw_bucket_settle(struct tw_bucket *b, u64 variable, u64 spent, u64 rate)
 {
+	u64 back = variable - min(spent, variable);
+
 	spin_lock(&b->lock);
-	b->tokens = min(b->tokens + n, tw_bucket_cap(rate));
+	b->tokens = min(b->tokens + back, tw_bucket_cap(rate));
 	spin_unlock(&b->lock);
 }

@@ -23,7 +23,8 @@ struct tw_bucket {
 };
 
 void tw_bucket_init(struct tw_bucket *b);
-u64 tw_bucket_take(struct tw_bucket *b, u64 want, u64 rate, u64 now_ns);
-void tw_bucket_give(struct tw_bucket *b, u64 n, u64 rate);
+bool tw_bucket_reserve(struct tw_bucket *b, u64 fixed, u64 variable,
+		       u64 rate, u64 now_ns);
+void tw_bucket_settle(struct tw_bucket *b, u64 variable, u64 spent, u64 rate);
 
 #endif /* _TW_BUDGET_H */

@@ -2,10 +2,11 @@
 /*
  * KUnit tests for the softirq budget's token bucket in tw_budget.c.
  *
- * The clock is the tests' own: every take names its time, so each case
- * pins down exactly what a refill adds, what the cap keeps, and that a
- * take is all or none.  Like the wheel, the bucket is linked into this
- * module directly.
+ * The clock is the tests' own: every reservation names its time, so each
+ * case pins down exactly what a refill adds, what the cap keeps, that a
+ * reservation is all or none and that a settlement gives back only what
+ * was not spent.  Like the wheel, the bucket is linked into this module
+ * directly.
  */
 
 #include <kunit/test.h>
@@ -18,36 +19,41 @@
 #define TB_CAP		(TB_RATE / 8)
 #define TB_T0		(5 * NSEC_PER_SEC)
 
+/* Reserve @n tokens, none of them to give back, at @t. */
+static bool tb_take(struct tw_bucket *b, u64 n, u64 t)
+{
+	return tw_bucket_reserve(b, n, 0, TB_RATE, t);
+}
+
 /* A bucket emptied at TB_T0. */
 static void tb_drained(struct kunit *test, struct tw_bucket *b)
 {
 	tw_bucket_init(b);
-	KUNIT_ASSERT_EQ(test, tw_bucket_take(b, TB_CAP, TB_RATE, TB_T0), TB_CAP);
+	KUNIT_ASSERT_TRUE(test, tb_take(b, TB_CAP, TB_T0));
 	KUNIT_ASSERT_EQ(test, b->tokens, 0ULL);
 }
 
-/* The first take finds the bucket full, and no fuller. */
+/* The first reservation finds the bucket full, and no fuller. */
 static void tw_budget_test_first_take_full(struct kunit *test)
 {
 	struct tw_bucket b;
 
 	tw_bucket_init(&b);
-	KUNIT_EXPECT_EQ(test, tw_bucket_take(&b, TB_CAP + 1, TB_RATE, TB_T0), 0ULL);
-	KUNIT_EXPECT_EQ(test, tw_bucket_take(&b, TB_CAP, TB_RATE, TB_T0), TB_CAP);
-	KUNIT_EXPECT_EQ(test, tw_bucket_take(&b, 1, TB_RATE, TB_T0), 0ULL);
+	KUNIT_EXPECT_FALSE(test, tb_take(&b, TB_CAP + 1, TB_T0));
+	KUNIT_EXPECT_TRUE(test, tw_bucket_reserve(&b, TB_CAP - 100, 100, TB_RATE, TB_T0));
+	KUNIT_EXPECT_FALSE(test, tb_take(&b, 1, TB_T0));
 }
 
-/* A take that does not fit takes nothing: what is left stays. */
+/* A reservation that does not fit takes nothing: what is left stays. */
 static void tw_budget_test_all_or_none(struct kunit *test)
 {
 	struct tw_bucket b;
 
 	tw_bucket_init(&b);
-	KUNIT_EXPECT_EQ(test, tw_bucket_take(&b, 600, TB_RATE, TB_T0), 600ULL);
-	KUNIT_EXPECT_EQ(test, tw_bucket_take(&b, 600, TB_RATE, TB_T0), 0ULL);
+	KUNIT_EXPECT_TRUE(test, tb_take(&b, 600, TB_T0));
+	KUNIT_EXPECT_FALSE(test, tw_bucket_reserve(&b, 300, 300, TB_RATE, TB_T0));
 	KUNIT_EXPECT_EQ(test, b.tokens, TB_CAP - 600);
-	KUNIT_EXPECT_EQ(test, tw_bucket_take(&b, TB_CAP - 600, TB_RATE, TB_T0),
-			TB_CAP - 600);
+	KUNIT_EXPECT_TRUE(test, tb_take(&b, TB_CAP - 600, TB_T0));
 }
 
 /* A refill adds whole tokens at the rate; a fraction waits for more. */
@@ -57,42 +63,68 @@ static void tw_budget_test_refill_rate(struct kunit *test)
 
 	tb_drained(test, &b);
 	/* 100 us: 0.8 of a token, nothing yet, and the time is kept. */
-	KUNIT_EXPECT_EQ(test, tw_bucket_take(&b, 1, TB_RATE, TB_T0 + 100000), 0ULL);
+	KUNIT_EXPECT_FALSE(test, tb_take(&b, 1, TB_T0 + 100000));
 	KUNIT_EXPECT_EQ(test, b.stamp_ns, TB_T0);
 	/* 200 us since the drain: 1.6 tokens, one given. */
-	KUNIT_EXPECT_EQ(test, tw_bucket_take(&b, 1, TB_RATE, TB_T0 + 200000), 1ULL);
+	KUNIT_EXPECT_TRUE(test, tb_take(&b, 1, TB_T0 + 200000));
 	KUNIT_EXPECT_EQ(test, b.tokens, 0ULL);
 	/* 10 ms later: 80 more. */
-	KUNIT_EXPECT_EQ(test, tw_bucket_take(&b, 81, TB_RATE, TB_T0 + 10200000), 0ULL);
-	KUNIT_EXPECT_EQ(test, tw_bucket_take(&b, 80, TB_RATE, TB_T0 + 10200000), 80ULL);
+	KUNIT_EXPECT_FALSE(test, tb_take(&b, 81, TB_T0 + 10200000));
+	KUNIT_EXPECT_TRUE(test, tb_take(&b, 80, TB_T0 + 10200000));
 }
 
-/* However long the bucket waits, or however much is given back: the cap. */
-static void tw_budget_test_cap(struct kunit *test)
+/*
+ * A time before the last refill's, another CPU's clock read earlier but
+ * locked later, adds nothing and keeps the later time.
+ */
+static void tw_budget_test_earlier_time(struct kunit *test)
 {
 	struct tw_bucket b;
 
 	tb_drained(test, &b);
-	/* Just under an eighth of a second: not quite full. */
-	KUNIT_EXPECT_EQ(test, tw_bucket_take(&b, TB_CAP, TB_RATE,
-					     TB_T0 + NSEC_PER_SEC / 8 - 200000), 0ULL);
-	/* 100 ms more, added to the 998 there: capped. */
-	KUNIT_EXPECT_EQ(test, tw_bucket_take(&b, TB_CAP + 1, TB_RATE,
-					     TB_T0 + NSEC_PER_SEC / 8 + 99800000), 0ULL);
+	KUNIT_EXPECT_FALSE(test, tb_take(&b, 1, TB_T0 - NSEC_PER_SEC));
+	KUNIT_EXPECT_EQ(test, b.tokens, 0ULL);
+	KUNIT_EXPECT_EQ(test, b.stamp_ns, TB_T0);
+	/* Counted from TB_T0, not from the earlier time: 8 tokens. */
+	KUNIT_EXPECT_FALSE(test, tb_take(&b, 9, TB_T0 + NSEC_PER_MSEC));
+	KUNIT_EXPECT_TRUE(test, tb_take(&b, 8, TB_T0 + NSEC_PER_MSEC));
+}
+
+/* However long the bucket waits, or however much comes back: the cap. */
+static void tw_budget_test_cap(struct kunit *test)
+{
+	struct tw_bucket b;
+	u64 late = TB_T0 + 10 * NSEC_PER_SEC;
+
+	tb_drained(test, &b);
+	/* Just under an eighth of a second: 998, not quite full. */
+	KUNIT_EXPECT_FALSE(test, tb_take(&b, TB_CAP, TB_T0 + NSEC_PER_SEC / 8 - 200000));
+	/* 100 ms more, added to the 998: capped. */
+	KUNIT_EXPECT_FALSE(test, tb_take(&b, TB_CAP + 1, TB_T0 + NSEC_PER_SEC / 8 + 99800000));
 	KUNIT_EXPECT_EQ(test, b.tokens, TB_CAP);
-	KUNIT_EXPECT_EQ(test, tw_bucket_take(&b, TB_CAP + 1, TB_RATE,
-					     TB_T0 + 10 * NSEC_PER_SEC), 0ULL);
+	KUNIT_EXPECT_FALSE(test, tb_take(&b, TB_CAP + 1, late));
 	KUNIT_EXPECT_EQ(test, b.tokens, TB_CAP);
-	tw_bucket_give(&b, 500, TB_RATE);
+	tw_bucket_settle(&b, 500, 0, TB_RATE);
 	KUNIT_EXPECT_EQ(test, b.tokens, TB_CAP);
-	/* Below the cap, what is given back can be taken again, no more. */
-	KUNIT_EXPECT_EQ(test, tw_bucket_take(&b, TB_CAP, TB_RATE,
-					     TB_T0 + 10 * NSEC_PER_SEC), TB_CAP);
-	tw_bucket_give(&b, 10, TB_RATE);
-	KUNIT_EXPECT_EQ(test, tw_bucket_take(&b, 11, TB_RATE,
-					     TB_T0 + 10 * NSEC_PER_SEC), 0ULL);
-	KUNIT_EXPECT_EQ(test, tw_bucket_take(&b, 10, TB_RATE,
-					     TB_T0 + 10 * NSEC_PER_SEC), 10ULL);
+	/* A lower rate's cap holds at once, on what was saved at the old. */
+	KUNIT_EXPECT_FALSE(test, tw_bucket_reserve(&b, TB_CAP / 2 + 1, 0, TB_RATE / 2, late));
+	KUNIT_EXPECT_EQ(test, b.tokens, TB_CAP / 2);
+}
+
+/* A settlement gives back the variable part not spent, and no more. */
+static void tw_budget_test_settle(struct kunit *test)
+{
+	struct tw_bucket b;
+
+	tw_bucket_init(&b);
+	KUNIT_EXPECT_TRUE(test, tw_bucket_reserve(&b, 10, 100, TB_RATE, TB_T0));
+	KUNIT_EXPECT_EQ(test, b.tokens, TB_CAP - 110);
+	tw_bucket_settle(&b, 100, 30, TB_RATE);
+	KUNIT_EXPECT_EQ(test, b.tokens, TB_CAP - 40);
+	KUNIT_EXPECT_TRUE(test, tw_bucket_reserve(&b, 10, 100, TB_RATE, TB_T0));
+	/* Spending more than was reserved counts as all of it. */
+	tw_bucket_settle(&b, 100, 300, TB_RATE);
+	KUNIT_EXPECT_EQ(test, b.tokens, TB_CAP - 150);
 }
 
 /* A rate of 0 gives nothing, ever; the largest rate does not overflow. */
@@ -102,14 +134,13 @@ static void tw_budget_test_extreme_rates(struct kunit *test)
 	u64 max = U32_MAX;
 
 	tw_bucket_init(&b);
-	KUNIT_EXPECT_EQ(test, tw_bucket_take(&b, 1, 0, TB_T0), 0ULL);
-	KUNIT_EXPECT_EQ(test, tw_bucket_take(&b, 1, 0, TB_T0 + NSEC_PER_SEC), 0ULL);
+	KUNIT_EXPECT_FALSE(test, tw_bucket_reserve(&b, 1, 0, 0, TB_T0));
+	KUNIT_EXPECT_FALSE(test, tw_bucket_reserve(&b, 1, 0, 0, TB_T0 + NSEC_PER_SEC));
 	tw_bucket_init(&b);
-	KUNIT_EXPECT_EQ(test, tw_bucket_take(&b, max / 8, max, TB_T0), max / 8);
+	KUNIT_EXPECT_TRUE(test, tw_bucket_reserve(&b, max / 8, 0, max, TB_T0));
 	/* An eighth of a second less 1 ns at 2^32 - 1 a second. */
-	KUNIT_EXPECT_EQ(test, tw_bucket_take(&b, 1, max,
-					     TB_T0 + NSEC_PER_SEC / 8 - 1),
-			1ULL);
+	KUNIT_EXPECT_TRUE(test, tw_bucket_reserve(&b, 1, 0, max,
+						  TB_T0 + NSEC_PER_SEC / 8 - 1));
 	KUNIT_EXPECT_EQ(test, b.tokens,
 			div_u64((NSEC_PER_SEC / 8 - 1) * max, NSEC_PER_SEC) - 1);
 }
@@ -118,7 +149,9 @@ static struct kunit_case tw_budget_cases[] = {
 	KUNIT_CASE(tw_budget_test_first_take_full),
 	KUNIT_CASE(tw_budget_test_all_or_none),
 	KUNIT_CASE(tw_budget_test_refill_rate),
+	KUNIT_CASE(tw_budget_test_earlier_time),
 	KUNIT_CASE(tw_budget_test_cap),
+	KUNIT_CASE(tw_budget_test_settle),
 	KUNIT_CASE(tw_budget_test_extreme_rates),
 	{}
 };

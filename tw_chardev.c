@@ -193,6 +193,8 @@ static ssize_t tw_read(struct file *file, char __user *buf, size_t count,
 		return -EINVAL;
 
 	for (;;) {
+		/* A ring file's read moves a wheel left to system calls. */
+		tw_client_ring_read(c);
 		/*
 		 * Held while copying out, never while waiting for events.
 		 * Another reader's copy may stall on a page fault for as long
@@ -212,8 +214,15 @@ static ssize_t tw_read(struct file *file, char __user *buf, size_t count,
 			return ret < 0 ? ret : ret * sizeof(struct twheel_event);
 		if (file->f_flags & O_NONBLOCK)
 			return -EAGAIN;
-		if (wait_event_interruptible(c->wq, READ_ONCE(c->nr_queued)))
+		/*
+		 * As tw_poll()'s look: NEED_ENTER and nr_queued rise under
+		 * c->lock, each followed by a wake-up of c->wq.
+		 */
+		if (wait_event_interruptible(c->wq, READ_ONCE(c->nr_queued) ||
+					     tw_client_ring_stalled(c)) ||
+		    signal_pending(current))
 			return -ERESTARTSYS;
+		cond_resched();
 	}
 }
 

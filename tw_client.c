@@ -107,7 +107,9 @@
  * goes back after it is dropped, and a smaller index directory is got
  * and the larger freed the same way; only read() gives the timers of the
  * events it delivered back to the slab under it, one read chunk at a
- * time (kmem_cache_free() does not sleep).
+ * time (kmem_cache_free() does not sleep).  Inside it, and only in the
+ * hrtimer callback, nests one more: the lock of the user's softirq budget
+ * (tw_bucket.lock), held for a refill and a subtraction.
  *
  * read() holds tw_client.read_mutex across the copy to userspace, so that
  * concurrent readers see events in order; it never holds it while waiting
@@ -200,7 +202,10 @@ module_param(ring_budget, uint, 0644);
 MODULE_PARM_DESC(ring_budget,
 		 "units of softirq work a second one user's ring files may do (default 8388608)");
 
-/* What a ring file's callback reserves beside one token per expiry. */
+/*
+ * What a ring file's callback spends whatever it does, beside one token
+ * per SQ: the call, and the ring work of a chunk (tw_budget.c).
+ */
 #define TW_BUDGET_CALLBACK	(64 + TW_CHUNK)
 
 /**
@@ -701,30 +706,39 @@ static void tw_wake_readers(struct tw_client *c)
  * @c: the client
  *
  * Context: softirq, or process context with bottom halves disabled.
- * Return: the number of timers fired.
+ * Return: the number of timers fired and events posted, plus 1 if a ring
+ * flag changed (a budget stall fires none): non-zero, readers are woken.
  */
 unsigned int tw_client_expire(struct tw_client *c)
 {
 	unsigned int fired, batch = tw_expiry_batch();
-	u64 now, rate = READ_ONCE(ring_budget), want = 0, spent;
+	u64 now, rate = READ_ONCE(ring_budget), moves = 0, spent;
+	bool pays;
 
 	spin_lock(&c->lock);
 	c->nr_wakeups++;
 	now = tw_clock_ns(c);
-	/* A ring file's callback pays first, from its user's bucket. */
-	if (c->ring && !tw_ring_broken(c->ring)) {
-		want = TW_BUDGET_CALLBACK + batch;
-		if (!tw_bucket_take(&c->user->bucket, want, rate, ktime_get_ns())) {
+	/*
+	 * A ring file's callback pays first, from its user's bucket: the call
+	 * and its ring work, and as many expiries and cascades as @batch
+	 * allows each, less those it did not make (tw_budget.c).
+	 */
+	pays = c->ring && !tw_ring_broken(c->ring);
+	if (pays) {
+		moves = 2 * (u64)batch;
+		if (!tw_bucket_reserve(&c->user->bucket,
+				       TW_BUDGET_CALLBACK + tw_ring_nr_sq(c->ring),
+				       moves, rate, ktime_get_ns())) {
 			fired = tw_callback_stall(c);
 			goto out;
 		}
 	}
-	spent = c->wheel.nr_fired;
+	spent = c->wheel.nr_fired + c->wheel.nr_cascades;
 	fired = tw_catch_up(c, now, TW_CHUNK, batch, true);
-	spent = c->wheel.nr_fired - spent;
+	spent = c->wheel.nr_fired + c->wheel.nr_cascades - spent;
 	fired += tw_program(c, now, true);
-	if (want)
-		tw_bucket_give(&c->user->bucket, batch - min_t(u64, spent, batch), rate);
+	if (pays)
+		tw_bucket_settle(&c->user->bucket, moves, spent, rate);
 out:
 	spin_unlock(&c->lock);
 	if (fired)
@@ -1755,6 +1769,39 @@ __poll_t tw_client_ring_poll(struct tw_client *c)
 		return 0;
 	tw_client_ring_chunk(c, true, &more);
 	return tw_ring_poll_mask(r);
+}
+
+/**
+ * tw_client_ring_read - read()'s part for the rings: one chunk of work
+ * @c: the client
+ *
+ * A read() is a consumption point too: a wheel that a callback left to
+ * system calls (its user's budget short, or entries left) moves here, and
+ * the events of its id timers come to the reader.
+ *
+ * Context: process context; may sleep.
+ */
+void tw_client_ring_read(struct tw_client *c)
+{
+	bool more;
+
+	if (tw_client_ring(c))
+		tw_client_ring_chunk(c, true, &more);
+}
+
+/**
+ * tw_client_ring_stalled - whether a sleeping reader must wake for a chunk
+ * @c: the client
+ *
+ * Lockless, as tw_ring_wants_enter() is.
+ *
+ * Return: true if the rings' NEED_ENTER is set.
+ */
+bool tw_client_ring_stalled(struct tw_client *c)
+{
+	struct tw_ring *r = tw_client_ring(c);
+
+	return r && tw_ring_wants_enter(r);
 }
 
 /**

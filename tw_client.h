@@ -169,6 +169,8 @@ int tw_client_when(struct tw_client *c, u64 when, u64 slack, u64 every,
 int tw_client_ring_setup(struct tw_client *c, struct twheel_ring_setup *p);
 long tw_client_ring_enter(struct tw_client *c);
 __poll_t tw_client_ring_poll(struct tw_client *c);
+void tw_client_ring_read(struct tw_client *c);
+bool tw_client_ring_stalled(struct tw_client *c);
 ssize_t tw_client_read(struct tw_client *c, size_t max, tw_read_copy_fn copy,
 		       void *arg);
 

@@ -587,6 +587,17 @@ u32 tw_ring_capacity(const struct tw_ring *r)
 }
 
 /**
+ * tw_ring_nr_sq - the rings' SQs, each of whose tails a callback loads
+ * @r: the rings
+ *
+ * Return: the number set up; constant.
+ */
+unsigned int tw_ring_nr_sq(const struct tw_ring *r)
+{
+	return r->nr_sq;
+}
+
+/**
  * tw_ring_kaddr - the kernel's own mapping of one region, for tw_kbench.c
  * @r:   the rings
  * @off: the region's mmap() offset
@@ -1374,6 +1385,22 @@ u64 tw_ring_pending(const struct tw_ring *r)
 u64 tw_ring_queued(const struct tw_ring *r)
 {
 	return r->nr_waiting;
+}
+
+/**
+ * tw_ring_wants_enter - whether a callback left the wheel to system calls
+ * @r: the rings
+ *
+ * Lockless, for a blocking read()'s wait, and it cannot miss a wakeup, as
+ * tw_ring_poll_mask() cannot: NEED_ENTER is set under tw_client.lock, and
+ * the callback that sets it wakes tw_client.wq after the unlock.
+ *
+ * Return: true while NEED_ENTER is set and the rings are not broken.
+ */
+bool tw_ring_wants_enter(const struct tw_ring *r)
+{
+	return (READ_ONCE(r->flags) & (TWHEEL_RING_NEED_ENTER | TWHEEL_RING_BROKEN)) ==
+	       TWHEEL_RING_NEED_ENTER;
 }
 
 /**

@@ -23,6 +23,7 @@ void tw_ring_free(struct tw_ring *r);
 int tw_ring_mmap(struct tw_ring *r, struct vm_area_struct *vma);
 u64 tw_ring_memory(const struct tw_ring *r);
 u32 tw_ring_capacity(const struct tw_ring *r);
+unsigned int tw_ring_nr_sq(const struct tw_ring *r);
 void *tw_ring_kaddr(struct tw_ring *r, u64 off);
 
 /* The client's lock held. */
@@ -44,7 +45,8 @@ u64 tw_ring_work_bound(const struct tw_ring *r);
 u64 tw_ring_pending(const struct tw_ring *r);
 u64 tw_ring_queued(const struct tw_ring *r);
 
-/* Without the lock: poll()'s look, which cannot miss a wakeup. */
+/* Without the lock: poll()'s and read()'s looks, which cannot miss a wakeup. */
 __poll_t tw_ring_poll_mask(struct tw_ring *r);
+bool tw_ring_wants_enter(const struct tw_ring *r);
 
 #endif /* _TW_RING_H */

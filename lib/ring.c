@@ -523,6 +523,10 @@ TW_EXPORT int timingwheel_peek_cqe(struct timingwheel_ring *ring,
 	return timingwheel_peek_batch_cqe(ring, cqe, 1) ? 0 : -EAGAIN;
 }
 
+/* The kernel's flags that ask the CQ's consumer for a system call. */
+#define TW_CQ_NEEDS	(TWHEEL_RING_NEED_FLUSH | TWHEEL_RING_NEED_ENTER | \
+			 TWHEEL_RING_NEED_ARM)
+
 TW_EXPORT unsigned int timingwheel_peek_batch_cqe(struct timingwheel_ring *ring,
 						  struct twheel_cqe **cqes,
 						  unsigned int n)
@@ -530,6 +534,18 @@ TW_EXPORT unsigned int timingwheel_peek_batch_cqe(struct timingwheel_ring *ring,
 	uint32_t tail = __atomic_load_n(&ring->cq->tail, __ATOMIC_ACQUIRE);
 	uint32_t avail = tail - ring->cq_head, i;
 
+	/*
+	 * An empty CQ while the kernel asks for a system call: a callback
+	 * left the wheel to them (its user's softirq budget short), so a
+	 * consumer that waits by peeking would wait for ever.  Enter, and
+	 * look again.
+	 */
+	if (!avail && n &&
+	    (__atomic_load_n(&ring->hdr->flags, __ATOMIC_ACQUIRE) & TW_CQ_NEEDS) &&
+	    timingwheel_ring_enter(ring) >= 0) {
+		tail = __atomic_load_n(&ring->cq->tail, __ATOMIC_ACQUIRE);
+		avail = tail - ring->cq_head;
+	}
 	if (avail > ring->cq_mask + 1)
 		avail = ring->cq_mask + 1;
 	if (n > avail)
@@ -553,8 +569,7 @@ TW_EXPORT int timingwheel_cq_advance(struct timingwheel_ring *ring,
 	/* The store-buffering pair with the kernel's NEED_FLUSH (and NEED_ARM) store. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	flags = __atomic_load_n(&ring->hdr->flags, __ATOMIC_RELAXED);
-	if (!(flags & (TWHEEL_RING_NEED_FLUSH | TWHEEL_RING_NEED_ENTER |
-		       TWHEEL_RING_NEED_ARM)))
+	if (!(flags & TW_CQ_NEEDS))
 		return 0;
 	ret = timingwheel_ring_enter(ring);
 	return ret < 0 ? ret : 0;

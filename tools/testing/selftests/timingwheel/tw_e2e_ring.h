@@ -702,7 +702,6 @@ static void t_ring_slack_coalesces(struct __test_metadata *_metadata)
 	tring_close(&r);
 }
 
-/* Stops of timers not yet due win; nothing enters after the first start. */
 /*
  * Wait, with no system call, until a callback posted @n events or set
  * NEED_ENTER; 5 s at most.  Return the CQ's tail.
@@ -720,16 +719,34 @@ static uint32_t tring_quiet_wait(struct tring *r, uint32_t n)
 	return tail;
 }
 
+/* A blocking read() of one event, given up after 10 s (EINTR). */
+static ssize_t read_one_within(int fd, struct twheel_event *ev)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
+	ssize_t n;
+
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(10);
+	n = read(fd, ev, sizeof(*ev));
+	alarm(0);
+	signal(SIGALRM, SIG_DFL);
+	return n;
+}
+
 /*
  * A user whose softirq budget (ring_budget) is below one callback's
  * reservation: the callback does nothing but set NEED_ENTER and NEED_FLUSH
  * and leave the hrtimer idle, and the expiry comes with the file's next
- * system call, not early.  With the budget back, a callback posts it.
+ * system call, not early: an ENTER, or a blocking read() of an id timer,
+ * which must not sleep through the stall.  With the budget back, a
+ * callback posts it.  Due times are 300 ms ahead, far more than a slow
+ * guest's system call takes, and checked not passed after each submit.
  */
 static void t_ring_softirq_budget(struct __test_metadata *_metadata)
 {
 	unsigned long old = read_param(RING_BUDGET_PARAM);
 	struct twheel_cqe ev[1];
+	struct twheel_event iev;
 	struct tring r;
 	uint64_t when;
 	uint32_t tail;
@@ -737,9 +754,9 @@ static void t_ring_softirq_budget(struct __test_metadata *_metadata)
 	if (!ring_ok(_metadata, tring_open(&r, 16, 8, 32)))
 		return;
 	write_param(RING_BUDGET_PARAM, 8);
-	when = now_ns() + 20 * MS;
+	when = now_ns() + 300 * MS;
 	tring_start(&r, 0, 1, 0xb0, when, 0);
-	EXPECT_TRUE(tring_submit(&r, when) == 0 && r.enters == 1);
+	EXPECT_TRUE(tring_submit(&r, when) == 0 && r.enters == 1 && now_ns() < when);
 	tail = tring_quiet_wait(&r, 1);
 	EXPECT_TRUE(tail == 0 && (r.hdr->flags & TWHEEL_RING_NEED_ENTER) &&
 		    (r.hdr->flags & TWHEEL_RING_NEED_FLUSH) &&
@@ -747,16 +764,23 @@ static void t_ring_softirq_budget(struct __test_metadata *_metadata)
 		TH_LOG("tail %u flags %#x", tail, r.hdr->flags);
 	EXPECT_TRUE(tring_reap(&r, ev, 1, 5000) == 1 && r.enters == 2);
 	EXPECT_TRUE(ev[0].cookie == 0xb0 && ev[0].due >= when && ev[0].fired >= ev[0].due);
+	/* An id timer of the stalled file, waited for by a blocking read(). */
+	when = now_ns() + 300 * MS;
+	EXPECT_TRUE(start(r.fd, 77, when, 0, TWHEEL_TIMER_ABSTIME) == 0);
+	EXPECT_TRUE(read_one_within(r.fd, &iev) == sizeof(iev) && iev.id == 77 &&
+		    iev.due >= when && iev.fired >= iev.due)
+		TH_LOG("flags %#x", r.hdr->flags);
 	write_param(RING_BUDGET_PARAM, old);
-	when = now_ns() + 20 * MS;
+	when = now_ns() + 300 * MS;
 	tring_start(&r, 1, 1, 0xb1, when, 0);
-	EXPECT_TRUE(tring_submit(&r, when) == 0 && r.enters == 3);
+	EXPECT_TRUE(tring_submit(&r, when) == 0 && now_ns() < when);
 	tail = tring_quiet_wait(&r, 2);
 	EXPECT_TRUE(tail == 2 && !(r.hdr->flags & TWHEEL_RING_NEED_ENTER))
 		TH_LOG("tail %u flags %#x", tail, r.hdr->flags);
 	tring_close(&r);
 }
 
+/* Stops of timers not yet due win; nothing enters after the first start. */
 static void t_ring_no_syscall_steady(struct __test_metadata *_metadata)
 {
 	uint64_t anchor = now_ns() + 100 * MS, when = anchor + 200 * MS;

@@ -672,6 +672,65 @@ static void test_ring_start_expiry(void)
 	ring_close(&ring);
 }
 
+#define RING_BUDGET	"/sys/module/timingwheel/parameters/ring_budget"
+
+/* Set ring_budget to @v; return what it was, or -1 if it cannot be read. */
+static long set_ring_budget(long v)
+{
+	FILE *f = fopen(RING_BUDGET, "r+");
+	long old = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &old) != 1)
+		old = -1;
+	rewind(f);
+	fprintf(f, "%ld\n", v);
+	fclose(f);
+	return old;
+}
+
+/*
+ * A consumer that waits by peeking, its user's softirq budget short: the
+ * callback leaves the expiry to a system call, which the empty peek makes:
+ * one ENTER beside the submit's, or two if a callback for a cascade
+ * stalled first.
+ */
+static void test_ring_peek_enters(void)
+{
+	uint64_t when = timingwheel_now(CLOCK_MONOTONIC) + 200 * MS, end;
+	struct timingwheel_ring ring;
+	struct twheel_cqe *cqe = NULL;
+	struct timingwheel_sq *sq;
+	long old;
+	uint32_t a;
+	uint16_t ga;
+
+	old = set_ring_budget(8);
+	CHECK(old >= 0, "cannot set %s", RING_BUDGET);
+	if (old < 0 || ring_open(&ring, 4, 1, 8, 8)) {
+		if (old >= 0)
+			set_ring_budget(old);
+		return;
+	}
+	sq = timingwheel_ring_sq(&ring, 0);
+	CHECK_RET(timingwheel_slot_get(sq, &a, &ga), 0);
+	timingwheel_prep_start(timingwheel_get_sqe(sq), a, ga, 0x9ee, when, 0, 0);
+	CHECK_RET(timingwheel_submit(sq), 1);
+	end = timingwheel_now(CLOCK_MONOTONIC) + 5000 * MS;
+	while (timingwheel_peek_cqe(&ring, &cqe) == -EAGAIN &&
+	       timingwheel_now(CLOCK_MONOTONIC) < end)
+		sleep_ms(5);
+	CHECK(cqe && cqe->cookie == 0x9ee && cqe->due >= when,
+	      "no expiry by peeking (flags %#x)", ring.hdr->flags);
+	CHECK(ring.enters == 2 || ring.enters == 3, "enters %llu",
+	      (unsigned long long)ring.enters);
+	if (cqe)
+		CHECK_RET(timingwheel_cq_advance(&ring, 1), 0);
+	set_ring_budget(old);
+	ring_close(&ring);
+}
+
 /* Stops of timers not yet due win, and none of them fires. */
 static void test_ring_stop_won(void)
 {
@@ -1175,6 +1234,7 @@ static const struct {
 	{ "ring_slots", test_ring_slots },
 	{ "ring_sq_full", test_ring_sq_full },
 	{ "ring_start_expiry", test_ring_start_expiry },
+	{ "ring_peek_enters", test_ring_peek_enters },
 	{ "ring_stop_won", test_ring_stop_won },
 	{ "ring_results", test_ring_results },
 	{ "ring_periodic", test_ring_periodic },
