@@ -13,7 +13,8 @@
  *
  * A callback of a ring file reserves, before it does anything, what it may
  * spend at most (tw_bucket_reserve()): a fixed part, 64 tokens for the
- * call, one per SQ whose tail it loads and TW_CHUNK for the units of ring
+ * call, one per SQ (a proxy for the few lines of each it loads and stores:
+ * a tail, a head, the results it holds) and TW_CHUNK for the units of ring
  * work it may do (an entry applied, a result or a waiting event posted),
  * done or not; and a variable part, one per timer it may fire and one per
  * timer it may move down a level, two expiry_batch.  At the end it gives

@@ -107,9 +107,10 @@
  * goes back after it is dropped, and a smaller index directory is got
  * and the larger freed the same way; only read() gives the timers of the
  * events it delivered back to the slab under it, one read chunk at a
- * time (kmem_cache_free() does not sleep).  Inside it, and only in the
- * hrtimer callback, nests one more: the lock of the user's softirq budget
- * (tw_bucket.lock), held for a refill and a subtraction.
+ * time (kmem_cache_free() does not sleep).  Inside it, only in the
+ * hrtimer callback's work (tw_client_expire(), bottom halves off), nests
+ * one more: the lock of the user's softirq budget (tw_bucket.lock), held
+ * for a refill and a subtraction, or an addition.
  *
  * read() holds tw_client.read_mutex across the copy to userspace, so that
  * concurrent readers see events in order; it never holds it while waiting

@@ -541,8 +541,12 @@ TW_EXPORT unsigned int timingwheel_peek_batch_cqe(struct timingwheel_ring *ring,
 	 * look again.
 	 */
 	if (!avail && n &&
-	    (__atomic_load_n(&ring->hdr->flags, __ATOMIC_ACQUIRE) & TW_CQ_NEEDS) &&
-	    timingwheel_ring_enter(ring) >= 0) {
+	    (__atomic_load_n(&ring->hdr->flags, __ATOMIC_ACQUIRE) & TW_CQ_NEEDS)) {
+		int saved = errno;
+
+		/* Its error shows again at the next submit or enter. */
+		timingwheel_ring_enter(ring);
+		errno = saved;
 		tail = __atomic_load_n(&ring->cq->tail, __ATOMIC_ACQUIRE);
 		avail = tail - ring->cq_head;
 	}
