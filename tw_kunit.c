@@ -218,6 +218,25 @@ static void tw_test_wraps_around_level_zero(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fx->wheel->nr_fired, 200ULL);
 }
 
+/*
+ * One advance over adjacent occupied slots of level 0 fires every one of
+ * them, the target's last: the inline loop stops after @target's slot, not
+ * before it.  Seeded runs of the model find this too, but not every seed.
+ */
+static void tw_test_advance_fires_its_target(struct kunit *test)
+{
+	struct tw_fixture *fx = tw_fixture_new(test, NULL, 0, 0);
+	struct tw_probe *p = tw_probes_new(test, 3);
+	unsigned int i;
+
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[i].timer, 5 + i), 0);
+	KUNIT_EXPECT_EQ(test, tw_fx_advance(fx, 7), 3U);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, p[i].fired_at, 5ULL + i);
+	KUNIT_EXPECT_EQ(test, fx->wheel->nr_pending, 0ULL);
+}
+
 static void tw_test_range_limit(struct kunit *test)
 {
 	static const u8 small[] = { 4, 4 };
@@ -383,6 +402,7 @@ static void tw_test_end_of_time(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tw_modify(far->wheel, &p[1].timer, TW_MAX_TICK + 5),
 			-ERANGE);
 	KUNIT_EXPECT_EQ(test, p[1].timer.expires, TW_MAX_TICK - 9900);
+	KUNIT_EXPECT_TRUE(test, tw_timer_pending(&p[1].timer));
 	KUNIT_ASSERT_EQ(test, tw_modify(far->wheel, &p[1].timer, TW_MAX_TICK - 1), 0);
 
 	KUNIT_EXPECT_EQ(test, tw_fx_advance(fx, U64_MAX), 1U);
@@ -1162,6 +1182,7 @@ static struct kunit_case tw_core_cases[] = {
 	KUNIT_CASE(tw_test_div),
 	KUNIT_CASE(tw_test_fires_exactly_at_level_boundaries),
 	KUNIT_CASE(tw_test_wraps_around_level_zero),
+	KUNIT_CASE(tw_test_advance_fires_its_target),
 	KUNIT_CASE(tw_test_range_limit),
 	KUNIT_CASE(tw_test_many_timers_one_tick),
 	KUNIT_CASE(tw_test_stop_around_cascades),
