@@ -7,17 +7,26 @@ set -uo pipefail
 
 # Each stage prints its elapsed time; the summary lists them all and the
 # total, so that a person sees where the time goes.
-declare -a results
+# A failed stage's own words on why (a planted bug that survived, a suite
+# that did not run, a test that failed) are repeated under the summary, so
+# that the last lines of a long run say what went wrong.
+declare -a results why
 check_start=$SECONDS
+stage_log=$TW_CACHE/run/check-stage.log
 tw_mmss() { printf '%2d:%02d' $(($1 / 60)) $(($1 % 60)); }
 run() {
 	local name=$1 t0=$SECONDS verdict=PASS
 	shift
 	tw_log "=== $name"
-	"$@" || verdict=FAIL
+	"$@" 2>&1 | tee "$stage_log" || verdict=FAIL
 	tw_log "=== $name: $verdict in $(tw_mmss $((SECONDS - t0)))"
 	results+=("$verdict  $(tw_mmss $((SECONDS - t0)))  $name")
+	if [ $verdict = FAIL ]; then
+		why+=("$name:")
+		mapfile -t -O ${#why[@]} why < <(grep -E "$why_re" "$stage_log" | tail -n 8)
+	fi
 }
+why_re='SURVIVED|did not run|does not apply|replay|FAILED|FAIL:|not ok|error|[Ff]ailed'
 
 run "harness self-test" "$TW_ROOT/scripts/verdict/selftest-harness.sh"
 run "lint (checkpatch, W=1, sparse)" "$TW_ROOT/scripts/lint.sh"
@@ -51,4 +60,5 @@ printf '  %s\n' "${results[@]}"
 echo "  total $(tw_mmss $((SECONDS - check_start)))"
 failed=$(printf '%s\n' "${results[@]}" | grep -c '^FAIL')
 echo "stages: $((${#results[@]} - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ] || printf '  %s\n' "why, in the failed stages' words:" "${why[@]}"
 [ "$failed" -eq 0 ]

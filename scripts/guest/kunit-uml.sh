@@ -41,5 +41,9 @@ tw_uml_boot "$kdir" "$work/init.sh" "$work/console.log"
 
 sed -n '/TW-KTAP-BEGIN/,/TW-KTAP-END/p' "$work/console.log" |
 	sed -n '/^KTAP version/,$p' | grep -v TW-KTAP-END >"$work/ktap.log" || true
+# The seeds the randomised cases drew, each replayed by TW_SEED= (a layout
+# of tw_test_model) or TW_IDS_SEED= (the index's model case).
+seeds=$(grep -ohE '\b(ids_)?seed [0-9]+' "$work/ktap.log" | sort -u | tr '\n' ' ')
+tw_log "seeds drawn: ${seeds:-none}"
 
 "$TW_ROOT/scripts/verdict/kunit-verdict.sh" "$work/ktap.log" "$work/console.log" "UML $flavour"

@@ -100,6 +100,9 @@ mutant() {
 	t0=$SECONDS
 	if suite "$tree" "$m" >"$tree.log" 2>&1; then
 		tw_log "mutation '$name' SURVIVED: the suite did not notice"
+		# The seeds its randomised cases drew, to replay the miss.
+		grep -E 'seeds drawn|seed [0-9]+' "$tree.log" | sort -u | tail -n 5 |
+			sed 's/^\[tw\] //; s/^/[tw]   replay: /' >&2
 		return 1
 	elif grep -qE 'insmod failed|TW-GUEST .* mode= ' "$tree.log" ||
 		! ran=$(grep -m1 -oE "$verdict|the kernel reported a problem" "$tree.log"); then
@@ -108,7 +111,7 @@ mutant() {
 		# the kernel under test was caught.  A guest told no mode prints
 		# "TW-GUEST ... mode= " (scripts/guest/markers.txt).
 		tw_log "mutation '$name': the suite did not run (log: $tree.log)"
-		grep -m1 "no 'Suite" "$tree.log" >&2
+		grep -m1 "no 'Suite" "$tree.log" >&2 || tail -n 5 "$tree.log" >&2
 		return 1
 	fi
 	tw_log "mutation '$name' caught in $((SECONDS - t0)) s: $ran"
