@@ -117,12 +117,13 @@ if [ "$(grep -c ' T ' <<<"$exported")" -ne "${#libfns[@]}" ]; then
 fi
 tw_log "libtimingwheel: ${#libfns[@]} functions checked for export and manual page"
 
-# Under shellcheck: the scripts of scripts/package, guest, verdict,
-# mutations and bindings, but not yet guest-init.sh, kunit-uml.sh, selftest-harness.sh
-# or those at the top of scripts/.
+# Under shellcheck: the scripts of scripts/, package, guest, verdict,
+# mutations and bindings, but not yet guest-init.sh or selftest-harness.sh
+# (lib.sh is checked where the others source it).
 tw_need shellcheck
 if (cd "$TW_ROOT" && shellcheck -x -e SC1091 scripts/package/*.sh scripts/mutations/*.sh bindings/*.sh \
-	scripts/guest/{qemu-run,uml-e2e,uml-kernel,uml-kbench,debian-kernel,guest-demo}.sh \
+	scripts/{check,bench-device,bench-ratas,demo,docs,fuzz-core,lint}.sh \
+	scripts/guest/{qemu-run,uml-e2e,uml-kernel,uml-kbench,debian-kernel,guest-demo,kunit-uml}.sh \
 	scripts/verdict/{e2e-verdict,kunit-verdict,kunit-count,check-console}.sh) >&2; then
 	tw_log "shellcheck of the scripts under it: clean"
 else

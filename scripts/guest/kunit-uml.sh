@@ -14,7 +14,7 @@ set -euo pipefail
 
 flavour=${1:-normal}
 kdir=$("$TW_ROOT/scripts/guest/uml-kernel.sh" "$flavour")
-src=$(tw_kernel_source 6.12)
+tw_kernel_source 6.12 >/dev/null
 work=$TW_CACHE/run/kunit-$flavour${TW_RUN_TAG:+-$TW_RUN_TAG}
 stage=$work/module
 mkdir -p "$work"
