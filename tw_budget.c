@@ -34,10 +34,17 @@
  * The bucket refills lazily, when a callback takes from it, from
  * CLOCK_MONOTONIC read before its lock: a time not after the last refill's
  * (another CPU's, read later but locked first) adds nothing.  A refill adds
- * whole tokens; the fraction is kept while it is less than one token, and
- * lost, less than one token, when a whole one is added.  Id-only files do
- * not use it: their callbacks fire what a system call armed, at most
- * expiry_batch timers each.
+ * whole tokens and moves the bucket's time on by what they took to earn,
+ * so the fraction of a token carries over: callbacks closer together than
+ * a token's worth of time still earn the rate, not one token each.
+ *
+ * A user's bucket is made empty when the user's first file opens, and
+ * earns from then on.  It goes with the user's last file; one made full
+ * would give a user who closes every file and opens one again an eighth
+ * of a second's worth each time, however fast the loop.
+ *
+ * Id-only files do not use it: their callbacks fire what a system call
+ * armed, at most expiry_batch timers each.
  */
 #include <linux/minmax.h>
 #include <linux/math64.h>
@@ -46,14 +53,15 @@
 #include "tw_budget.h"
 
 /**
- * tw_bucket_init - an empty bucket, full at its first take
- * @b: the bucket
+ * tw_bucket_init - an empty bucket that earns from @now_ns on
+ * @b:      the bucket
+ * @now_ns: CLOCK_MONOTONIC
  */
-void tw_bucket_init(struct tw_bucket *b)
+void tw_bucket_init(struct tw_bucket *b, u64 now_ns)
 {
 	spin_lock_init(&b->lock);
 	b->tokens = 0;
-	b->stamp_ns = 0;
+	b->stamp_ns = now_ns;
 }
 
 /* The most tokens a bucket holds: an eighth of a second at @rate. */
@@ -66,7 +74,9 @@ static u64 tw_bucket_cap(u64 rate)
  * Add what @rate earned since the last refill, never past the cap of the
  * current rate, which may have been lowered since.  An eighth of a second
  * or more fills it; below that, with @rate below 2^32, the product stays
- * under 2^27 * 2^32.
+ * under 2^27 * 2^32.  A full bucket earns nothing, so its time is now;
+ * otherwise the time moves on by what the whole tokens took, rounded up,
+ * which is at most @since: add * NSEC_PER_SEC <= since * rate.
  */
 static void tw_bucket_refill(struct tw_bucket *b, u64 rate, u64 now_ns)
 {
@@ -74,18 +84,18 @@ static void tw_bucket_refill(struct tw_bucket *b, u64 rate, u64 now_ns)
 
 	lockdep_assert_held(&b->lock);
 	b->tokens = min(b->tokens, cap);
-	if (!b->stamp_ns || (now_ns > b->stamp_ns && since >= NSEC_PER_SEC / 8)) {
+	if (now_ns <= b->stamp_ns)
+		return;
+	add = since < NSEC_PER_SEC / 8 ? div_u64(since * rate, NSEC_PER_SEC) : cap;
+	if (!add)
+		return;
+	if (add >= cap - b->tokens) {
 		b->tokens = cap;
 		b->stamp_ns = now_ns;
 		return;
 	}
-	if (now_ns <= b->stamp_ns)
-		return;
-	add = div_u64(since * rate, NSEC_PER_SEC);
-	if (!add)
-		return;
-	b->tokens = min(b->tokens + add, cap);
-	b->stamp_ns = now_ns;
+	b->tokens += add;
+	b->stamp_ns += div64_u64(add * NSEC_PER_SEC + rate - 1, rate);
 }
 
 /**
@@ -95,6 +105,9 @@ static void tw_bucket_refill(struct tw_bucket *b, u64 rate, u64 now_ns)
  * @variable: the part it may give back (tw_bucket_settle())
  * @rate:     tokens a second (ring_budget)
  * @now_ns:   CLOCK_MONOTONIC
+ *
+ * Context: bottom halves off (a client's hrtimer callback, or the
+ * benchmark's stand-in for one); takes @b->lock.
  *
  * Return: true if the bucket held @fixed + @variable, now taken; else
  * false, and nothing taken.
@@ -121,6 +134,8 @@ bool tw_bucket_reserve(struct tw_bucket *b, u64 fixed, u64 variable,
  * @variable: the variable part reserved
  * @spent:    how much of it the callback spent; more counts as all
  * @rate:     tokens a second (ring_budget), for the cap
+ *
+ * Context: as tw_bucket_reserve().
  */
 void tw_bucket_settle(struct tw_bucket *b, u64 variable, u64 spent, u64 rate)
 {

@@ -11,10 +11,10 @@
 
 /**
  * struct tw_bucket - the tokens of softirq work one user has left
- * @lock:     guards @tokens and @stamp_ns; taken only by hrtimer callbacks,
- *            so with bottom halves off, inside tw_client.lock
+ * @lock:     guards @tokens and @stamp_ns; taken with bottom halves off
+ *            (hrtimer callbacks, and tw_kbench's), inside tw_client.lock
  * @tokens:   units of work the user's ring files may still do in softirq
- * @stamp_ns: CLOCK_MONOTONIC when @tokens was last refilled; 0: never
+ * @stamp_ns: CLOCK_MONOTONIC up to which @tokens holds what was earned
  */
 struct tw_bucket {
 	spinlock_t	lock;		/* see the kernel-doc above */
@@ -22,7 +22,7 @@ struct tw_bucket {
 	u64		stamp_ns;
 };
 
-void tw_bucket_init(struct tw_bucket *b);
+void tw_bucket_init(struct tw_bucket *b, u64 now_ns);
 bool tw_bucket_reserve(struct tw_bucket *b, u64 fixed, u64 variable,
 		       u64 rate, u64 now_ns);
 void tw_bucket_settle(struct tw_bucket *b, u64 variable, u64 spent, u64 rate);

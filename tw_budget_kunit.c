@@ -25,23 +25,39 @@ static bool tb_take(struct tw_bucket *b, u64 n, u64 t)
 	return tw_bucket_reserve(b, n, 0, TB_RATE, t);
 }
 
+/* A bucket made a second before TB_T0: full there. */
+static void tb_full(struct tw_bucket *b)
+{
+	tw_bucket_init(b, TB_T0 - NSEC_PER_SEC);
+}
+
 /* A bucket emptied at TB_T0. */
 static void tb_drained(struct kunit *test, struct tw_bucket *b)
 {
-	tw_bucket_init(b);
+	tb_full(b);
 	KUNIT_ASSERT_TRUE(test, tb_take(b, TB_CAP, TB_T0));
 	KUNIT_ASSERT_EQ(test, b->tokens, 0ULL);
 }
 
-/* The first reservation finds the bucket full, and no fuller. */
-static void tw_budget_test_first_take_full(struct kunit *test)
+/*
+ * A new bucket is empty and earns from the time it was made: a user whose
+ * files all close and who opens one again starts from nothing.  An eighth
+ * of a second fills it, and no fuller.
+ */
+static void tw_budget_test_new_bucket_earns(struct kunit *test)
 {
 	struct tw_bucket b;
 
-	tw_bucket_init(&b);
-	KUNIT_EXPECT_FALSE(test, tb_take(&b, TB_CAP + 1, TB_T0));
-	KUNIT_EXPECT_TRUE(test, tw_bucket_reserve(&b, TB_CAP - 100, 100, TB_RATE, TB_T0));
+	tw_bucket_init(&b, TB_T0);
 	KUNIT_EXPECT_FALSE(test, tb_take(&b, 1, TB_T0));
+	/* 1 ms: 8 tokens. */
+	KUNIT_EXPECT_FALSE(test, tb_take(&b, 9, TB_T0 + NSEC_PER_MSEC));
+	KUNIT_EXPECT_TRUE(test, tb_take(&b, 8, TB_T0 + NSEC_PER_MSEC));
+	tw_bucket_init(&b, TB_T0);
+	KUNIT_EXPECT_FALSE(test, tb_take(&b, TB_CAP + 1, TB_T0 + NSEC_PER_SEC / 8));
+	KUNIT_EXPECT_TRUE(test, tw_bucket_reserve(&b, TB_CAP - 100, 100, TB_RATE,
+						  TB_T0 + NSEC_PER_SEC / 8));
+	KUNIT_EXPECT_FALSE(test, tb_take(&b, 1, TB_T0 + NSEC_PER_SEC / 8));
 }
 
 /* A reservation that does not fit takes nothing: what is left stays. */
@@ -49,7 +65,7 @@ static void tw_budget_test_all_or_none(struct kunit *test)
 {
 	struct tw_bucket b;
 
-	tw_bucket_init(&b);
+	tb_full(&b);
 	KUNIT_EXPECT_TRUE(test, tb_take(&b, 600, TB_T0));
 	KUNIT_EXPECT_FALSE(test, tw_bucket_reserve(&b, 300, 300, TB_RATE, TB_T0));
 	KUNIT_EXPECT_EQ(test, b.tokens, TB_CAP - 600);
@@ -68,9 +84,26 @@ static void tw_budget_test_refill_rate(struct kunit *test)
 	/* 200 us since the drain: 1.6 tokens, one given. */
 	KUNIT_EXPECT_TRUE(test, tb_take(&b, 1, TB_T0 + 200000));
 	KUNIT_EXPECT_EQ(test, b.tokens, 0ULL);
-	/* 10 ms later: 80 more. */
+	/* 10 ms later: 80 more, with the 0.6 carried over. */
 	KUNIT_EXPECT_FALSE(test, tb_take(&b, 81, TB_T0 + 10200000));
 	KUNIT_EXPECT_TRUE(test, tb_take(&b, 80, TB_T0 + 10200000));
+	KUNIT_EXPECT_TRUE(test, tb_take(&b, 1, TB_T0 + 10250000));
+}
+
+/*
+ * Refills closer together than they earn whole tokens keep the fraction:
+ * 16 of them 200 us apart, 1.6 tokens each, earn 25 in 3.2 ms, not 16.
+ */
+static void tw_budget_test_fraction_carries(struct kunit *test)
+{
+	struct tw_bucket b;
+	unsigned int i;
+
+	tb_drained(test, &b);
+	for (i = 1; i <= 16; i++)
+		KUNIT_EXPECT_TRUE(test, tb_take(&b, 0, TB_T0 + i * 200000ULL));
+	KUNIT_EXPECT_EQ(test, b.tokens, 25ULL);
+	KUNIT_EXPECT_EQ(test, b.stamp_ns, TB_T0 + 25 * 125000ULL);
 }
 
 /*
@@ -116,7 +149,7 @@ static void tw_budget_test_settle(struct kunit *test)
 {
 	struct tw_bucket b;
 
-	tw_bucket_init(&b);
+	tb_full(&b);
 	KUNIT_EXPECT_TRUE(test, tw_bucket_reserve(&b, 10, 100, TB_RATE, TB_T0));
 	KUNIT_EXPECT_EQ(test, b.tokens, TB_CAP - 110);
 	tw_bucket_settle(&b, 100, 30, TB_RATE);
@@ -133,22 +166,25 @@ static void tw_budget_test_extreme_rates(struct kunit *test)
 	struct tw_bucket b;
 	u64 max = U32_MAX;
 
-	tw_bucket_init(&b);
+	tb_full(&b);
 	KUNIT_EXPECT_FALSE(test, tw_bucket_reserve(&b, 1, 0, 0, TB_T0));
 	KUNIT_EXPECT_FALSE(test, tw_bucket_reserve(&b, 1, 0, 0, TB_T0 + NSEC_PER_SEC));
-	tw_bucket_init(&b);
+	tb_full(&b);
 	KUNIT_EXPECT_TRUE(test, tw_bucket_reserve(&b, max / 8, 0, max, TB_T0));
-	/* An eighth of a second less 1 ns at 2^32 - 1 a second. */
+	/*
+	 * An eighth of a second less 1 ns at 2^32 - 1 a second:
+	 * 124,999,999 * 4,294,967,295 / 10^9 = 536,870,907.4, one taken.
+	 */
 	KUNIT_EXPECT_TRUE(test, tw_bucket_reserve(&b, 1, 0, max,
 						  TB_T0 + NSEC_PER_SEC / 8 - 1));
-	KUNIT_EXPECT_EQ(test, b.tokens,
-			div_u64((NSEC_PER_SEC / 8 - 1) * max, NSEC_PER_SEC) - 1);
+	KUNIT_EXPECT_EQ(test, b.tokens, 536870906ULL);
 }
 
 static struct kunit_case tw_budget_cases[] = {
-	KUNIT_CASE(tw_budget_test_first_take_full),
+	KUNIT_CASE(tw_budget_test_new_bucket_earns),
 	KUNIT_CASE(tw_budget_test_all_or_none),
 	KUNIT_CASE(tw_budget_test_refill_rate),
+	KUNIT_CASE(tw_budget_test_fraction_carries),
 	KUNIT_CASE(tw_budget_test_earlier_time),
 	KUNIT_CASE(tw_budget_test_cap),
 	KUNIT_CASE(tw_budget_test_settle),

@@ -371,7 +371,7 @@ static struct tw_user *tw_user_get(kuid_t uid)
 	u = new;
 	new = NULL;
 	u->uid = uid;
-	tw_bucket_init(&u->bucket);
+	tw_bucket_init(&u->bucket, ktime_get_ns());
 	hash_add(tw_users, &u->node, __kuid_val(uid));
 found:
 	if (u->files >= READ_ONCE(max_user_files))

@@ -230,7 +230,8 @@ struct tw_ring_sq {
  * @next_sq:    the SQ a round starts at, round-robin; tw_client.lock
  * @armed_for:  what the header says of the hrtimer; tw_client.lock
  * @wheel_ns:   what the header says of the wheel; tw_client.lock
- * @flags:      TWHEEL_RING_*, as published; tw_client.lock
+ * @flags:      TWHEEL_RING_*, as published; written under tw_client.lock
+ *              with WRITE_ONCE(), read without it by read() and poll()
  * @broken:     the ring that broke them, or 0; tw_client.lock
  * @seq:        the header's sequence count; tw_client.lock
  * @off:        the time namespace offset at setup; constant
@@ -1200,9 +1201,9 @@ bool tw_ring_begin(struct tw_ring *r, struct tw_client *c, u64 now, u64 tick,
 	if (r->broken)
 		return true;
 	if (left && callback)
-		r->flags |= TWHEEL_RING_NEED_ENTER;
+		WRITE_ONCE(r->flags, r->flags | TWHEEL_RING_NEED_ENTER);
 	else if (!left)
-		r->flags &= ~TWHEEL_RING_NEED_ENTER;
+		WRITE_ONCE(r->flags, r->flags & ~TWHEEL_RING_NEED_ENTER);
 	return !left;
 }
 
@@ -1284,14 +1285,14 @@ bool tw_ring_publish(struct tw_ring *r, u64 armed_for)
 		return false;
 	r->armed_for = armed_for == U64_MAX ? U64_MAX : tw_ring_view(r, armed_for);
 	if (held || (r->flags & TWHEEL_RING_NEED_ENTER))
-		r->flags |= TWHEEL_RING_NEED_FLUSH;
+		WRITE_ONCE(r->flags, r->flags | TWHEEL_RING_NEED_FLUSH);
 	else
-		r->flags &= ~TWHEEL_RING_NEED_FLUSH;
+		WRITE_ONCE(r->flags, r->flags & ~TWHEEL_RING_NEED_FLUSH);
 	/* For the CQ's reader alone: submitters need not enter for it. */
 	if (r->nr_parked)
-		r->flags |= TWHEEL_RING_NEED_ARM;
+		WRITE_ONCE(r->flags, r->flags | TWHEEL_RING_NEED_ARM);
 	else
-		r->flags &= ~TWHEEL_RING_NEED_ARM;
+		WRITE_ONCE(r->flags, r->flags & ~TWHEEL_RING_NEED_ARM);
 	/* Its full barrier pairs with the submitter's and the CQ consumer's. */
 	tw_ring_announce(r);
 	for (i = 0; i < r->nr_sq; i++)
@@ -1307,7 +1308,7 @@ bool tw_ring_publish(struct tw_ring *r, u64 armed_for)
 void tw_ring_stall(struct tw_ring *r)
 {
 	if (!r->broken)
-		r->flags |= TWHEEL_RING_NEED_ENTER;
+		WRITE_ONCE(r->flags, r->flags | TWHEEL_RING_NEED_ENTER);
 }
 
 /**
