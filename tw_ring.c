@@ -222,7 +222,8 @@ struct tw_ring_sq {
  * @cq_tail:    private tail: events below it are posted; tw_client.lock
  * @cq_room:    free CQ entries at the last check of the head;
  *              tw_client.lock
- * @cq_stored:  the tail last stored to @cq_ctl; tw_client.lock
+ * @cq_stored:  the tail last stored to @cq_ctl; written under tw_client.lock
+ *              with WRITE_ONCE(), read without it by poll()
  * @capacity:   slots; constant, as the sizes and masks below
  * @nr_sq:      submission rings
  * @sq_entries: entries per SQ
@@ -1190,7 +1191,7 @@ bool tw_ring_begin(struct tw_ring *r, struct tw_client *c, u64 now, u64 tick,
 	r->wheel_ns = max(r->wheel_ns, tw_ring_view(r, tick * r->resolution));
 	/* Its full barrier pairs with the stopper's fence after its tail store. */
 	tw_ring_announce(r);
-	r->cq_stored = r->cq_tail;
+	WRITE_ONCE(r->cq_stored, r->cq_tail);
 	if (!tw_ring_cq_check(r))
 		return true;
 	if (!callback)
@@ -1222,7 +1223,7 @@ unsigned int tw_ring_end(struct tw_ring *r)
 	if (n)
 		/* The events are written before the consumer sees the tail. */
 		smp_store_release(&r->cq_ctl->tail, r->cq_tail);
-	r->cq_stored = r->cq_tail;
+	WRITE_ONCE(r->cq_stored, r->cq_tail);
 	return n;
 }
 
