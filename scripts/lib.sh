@@ -58,13 +58,14 @@ tw_need_m32() {
 	tw_need gcc-multilib
 }
 
-# tw_device_progs: build the static test programs; tw_e2e takes the
-# kernel's kselftest_harness.h from the 6.12 source tree.
+# tw_device_progs [TARGET]: build the static test programs (TARGET of
+# tools/Makefile: device-progs, or uml-progs for a UML guest's); tw_e2e
+# takes the kernel's kselftest_harness.h from the 6.12 source tree.
 tw_device_progs() {
 	local src
 	tw_need_m32
 	src=$(tw_kernel_source 6.12)
-	make -s -C "$TW_ROOT/tools" device-progs \
+	make -s -C "$TW_ROOT/tools" "${1:-device-progs}" \
 		KSFT_DIR="$src/tools/testing/selftests" >&2 || tw_die "test programs do not build"
 }
 

@@ -14,6 +14,7 @@
 #                            textpoke: how long
 #   tw.seed=N                the fuzzers' seed (default 0: they pick one)
 #   tw.only=T1,T2,...        e2e: run only these tests of tw_e2e
+#   tw.libonly=C1,C2,...     e2e: run only these cases of tw_libtest
 #   tw.kbench=P=V,...        kbench: timingwheel_kbench.ko's parameters
 #
 # Markers (TW-...) on the console tell the host what happened: each is
@@ -34,6 +35,7 @@ fuzz=$(arg fuzz)
 seed=$(arg seed)
 only=
 for t in $(arg only | tr , ' '); do only="$only -t $t"; done
+libonly=$(arg libonly | tr , ' ')
 echo "TW-GUEST $(uname -r) mode=$mode cpus=$(grep -c ^processor /proc/cpuinfo)"
 
 if insmod "$dir/timingwheel.ko"; then
@@ -65,7 +67,8 @@ e2e)
 	# libtimingwheel's own tests, against the module, where the host put
 	# them (a planted bug in the module alone is judged without them).
 	if [ -x "$dir/bin/tw_libtest" ]; then
-		timeout 300 "$dir/bin/tw_libtest" >/tmp/libtest.log 2>&1
+		# shellcheck disable=SC2086 # case names, split on purpose
+		timeout 300 "$dir/bin/tw_libtest" $libonly >/tmp/libtest.log 2>&1
 		rc=$?
 		sed 's/^/libtest: /' /tmp/libtest.log
 		echo "TW-LIBTEST rc=$rc"

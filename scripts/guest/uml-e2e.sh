@@ -8,9 +8,10 @@
 # the fuzzers follow the suite (TW_FUZZ_SEED replays a seed).  TW_E2E_ONLY=T1,T2
 # runs only those tests of tw_e2e.  The bindings' tests (bindings/) run after
 # the suite; TW_BINDINGS=0|1 leaves them out or asks for them (default: 1
-# unless TW_E2E_ONLY is set).  TW_LIBTEST=0 leaves out tw_libtest, and
-# TW_EXAMPLES= the examples: a planted bug in the module alone is judged by
-# the e2e tests its header names (scripts/mutations/mutate.sh).
+# unless TW_E2E_ONLY is set).  TW_LIBTEST=0 leaves out tw_libtest,
+# TW_LIBTEST_ONLY=C1,C2 runs only those of its cases, and TW_EXAMPLES= leaves
+# out the examples: a planted bug is judged by the tests its header names
+# (scripts/mutations/mutate.sh).
 #
 #   scripts/guest/uml-e2e.sh [debug|normal]
 set -euo pipefail
@@ -24,7 +25,7 @@ rm -rf "$work" && mkdir -p "$work"
 
 tw_log "building timingwheel.ko against UML ($flavour)"
 tw_build_module "$kdir" "$work/module" ARCH=um
-tw_device_progs
+tw_device_progs uml-progs
 
 # What the guest sees under tw.dir: UML runs no 32-bit programs.
 root=$work/root
@@ -46,7 +47,7 @@ bindings=${TW_BINDINGS:-$([ -n "${TW_E2E_ONLY:-}" ] && echo 0 || echo 1)}
 tw_log "booting UML ($flavour) for the e2e suite${TW_FUZZ_SECONDS:+, fuzzing ${TW_FUZZ_SECONDS}s}"
 tw_uml_boot "$kdir" "$TW_ROOT/scripts/guest/guest-init.sh" "$work/console.log" \
 	tw.mode=e2e tw.dir="$root" tw.fuzz="${TW_FUZZ_SECONDS:-0}" tw.seed="${TW_FUZZ_SEED:-0}" \
-	${TW_E2E_ONLY:+tw.only=$TW_E2E_ONLY}
+	${TW_E2E_ONLY:+tw.only=$TW_E2E_ONLY} ${TW_LIBTEST_ONLY:+tw.libonly=$TW_LIBTEST_ONLY}
 TW_E2E_SKIPS=allowed TW_FUZZ_BITS=${TW_FUZZ_SECONDS:+64} TW_REQUIRE_BINDINGS=$bindings \
 	TW_REQUIRE_LIBTEST=${TW_LIBTEST:-1} \
 	exec "$TW_ROOT/scripts/verdict/e2e-verdict.sh" "$work/console.log" e2e "UML 6.12 $flavour"

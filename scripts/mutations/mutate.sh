@@ -18,7 +18,9 @@
 # the uml and qemu tests is a test the bug cannot fail,
 # so that the verdict can tell a caught bug from a run that never
 # happened.  libtimingwheel's own tests and the examples run under UML
-# only for a bug outside the module's own files (lib/, the uapi).
+# only for a bug outside the module's own files (lib/, the uapi); a line
+# "Libtest: C1,C2" names the cases of tw_libtest that catch it, and then
+# only those run, without the examples.
 # Running only the tests that catch a bug keeps the stage within its time.
 #
 #   scripts/mutations/mutate.sh core|device
@@ -43,13 +45,18 @@ device)
 	jobs=${TW_MUTATION_JOBS:-1}
 	# The UML debug kernel: twice as fast as a TCG guest, and KASAN
 	# turns a mutant's memory error into a report.
+	# The cases of tw_libtest a bug's header names ("Libtest: C1,C2").
+	libtest_cases() { sed -n '2,/^---/s/^Libtest: //p' "$1"; }
 	suite() {
+		local cases
+		cases=$(libtest_cases "$2")
 		# shellcheck disable=SC2046 # WHERE [KERNEL] TESTS, split on purpose
 		set -- "$1" $(sed -n '2,/^---/s/^Suite: //p' "$2")
 		# shellcheck disable=SC2046 # TW_EXAMPLES=, or no word at all
 		case $2 in
 		uml) env TW_RUN_TAG="$mtag" TW_UML_TIMEOUT=300 TW_E2E_ONLY="$3" \
-			TW_LIBTEST="$lib" $([ "$lib" = 1 ] || echo TW_EXAMPLES=) \
+			TW_LIBTEST="$lib" TW_LIBTEST_ONLY="$cases" \
+			$([ "$lib" = 1 ] && [ -z "$cases" ] || echo TW_EXAMPLES=) \
 			"$1/scripts/guest/uml-e2e.sh" debug ;;
 		qemu) TW_RUN_TAG=$mtag TW_E2E_ONLY=$4 "$1/scripts/guest/qemu-run.sh" "$3" e2e ;;
 		host) make -s -C "$1/tools" "$3" >/dev/null && "$1/tools/build/tw_ring_sb" -t 20 ;;

@@ -5,6 +5,10 @@
  * Each case prints "ok N name" or "not ok N name"; the last line is
  * "TW-LIBTEST-SUMMARY passed=P failed=F", and the exit status is 0 only if
  * every case passed.  The marker is listed in scripts/guest/markers.txt.
+ *
+ *   tw_libtest [CASE...]   only the cases named (a planted bug's, see
+ *                          scripts/mutations/mutate.sh); a name that is no
+ *                          case's is an error, exit status 2
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -1268,19 +1272,52 @@ static const struct {
 	{ "ring_timens", test_ring_timens },
 };
 
-int main(void)
+/* Whether case @name is among the @argc names of @argv (all if none). */
+static int wanted(const char *name, int argc, char **argv)
 {
-	unsigned int i, n = ARRAY_SIZE(cases), failed = 0;
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], name))
+			return 1;
+	return argc < 2;
+}
+
+/* Exit 2 if a name in @argv is no case's: a filter that runs nothing. */
+static void check_names(int argc, char **argv)
+{
+	unsigned int i;
+	int a;
+
+	for (a = 1; a < argc; a++) {
+		for (i = 0; i < ARRAY_SIZE(cases); i++)
+			if (!strcmp(argv[a], cases[i].name))
+				break;
+		if (i == ARRAY_SIZE(cases)) {
+			fprintf(stderr, "tw_libtest: no case '%s'\n", argv[a]);
+			exit(2);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int i, n = 0, failed = 0;
 	const char *verdict;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	check_names(argc, argv);
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		n += wanted(cases[i].name, argc, argv);
 	printf("1..%u\n", n);
-	for (i = 0; i < n; i++) {
+	for (i = 0, n = 0; i < ARRAY_SIZE(cases); i++) {
+		if (!wanted(cases[i].name, argc, argv))
+			continue;
 		failing = 0;
 		cases[i].fn();
 		failed += failing;
 		verdict = failing ? "not ok" : "ok";
-		printf("%s %u lib.%s\n", verdict, i + 1, cases[i].name);
+		printf("%s %u lib.%s\n", verdict, ++n, cases[i].name);
 	}
 	printf("TW-LIBTEST-SUMMARY passed=%u failed=%u\n", n - failed, failed);
 	return failed ? 1 : 0;
