@@ -48,6 +48,20 @@ fi
 # kernel messages cannot land inside the test output; reports still show.
 echo 5 >/proc/sys/kernel/printk
 
+# The module's parameters as loaded, put back after each program: a test
+# that lowered a limit and died before it restored it must not leave the
+# programs after it running under that limit.
+params=/sys/module/timingwheel/parameters
+mkdir -p /tmp/params
+for p in "$params"/*; do [ -r "$p" ] && cat "$p" >"/tmp/params/${p##*/}"; done 2>/dev/null
+params_restore() {
+	for p in /tmp/params/*; do
+		[ -f "$p" ] || continue
+		cmp -s "$p" "$params/${p##*/}" 2>/dev/null ||
+			cat "$p" >"$params/${p##*/}" 2>/dev/null
+	done
+}
+
 # run_fuzz BITS SUFFIX: both fuzzers as a BITS-bit process.
 run_fuzz() {
 	for f in ioctl model stress ring; do
@@ -62,6 +76,7 @@ case $mode in
 e2e)
 	timeout 600 "$dir/bin/tw_e2e" $only >/tmp/e2e.log 2>&1
 	rc=$?
+	params_restore
 	cat /tmp/e2e.log
 	echo "TW-RESULT rc=$rc"
 	# libtimingwheel's own tests, against the module, where the host put
@@ -70,6 +85,7 @@ e2e)
 		# shellcheck disable=SC2086 # case names, split on purpose
 		timeout 300 "$dir/bin/tw_libtest" $libonly >/tmp/libtest.log 2>&1
 		rc=$?
+		params_restore
 		sed 's/^/libtest: /' /tmp/libtest.log
 		echo "TW-LIBTEST rc=$rc"
 	fi
@@ -79,6 +95,7 @@ e2e)
 		[ -x "$ex" ] || continue
 		timeout 120 "$ex" >/tmp/example.log 2>&1
 		rc=$?
+		params_restore
 		sed "s/^/example: /" /tmp/example.log
 		echo "TW-EXAMPLE ${ex##*/example_} rc=$rc"
 	done
@@ -109,6 +126,7 @@ e2e)
 	if [ -x "$dir/bin/tw_e2e32" ]; then
 		timeout 600 "$dir/bin/tw_e2e32" $only >/tmp/compat32.log 2>&1
 		rc=$?
+		params_restore
 		sed 's/^/compat32: /' /tmp/compat32.log
 		echo "TW-COMPAT32 rc=$rc"
 	fi

@@ -2096,7 +2096,39 @@ static void t_trace_events(struct __test_metadata *_metadata)
  * since a TCG guest is slow, and only a hang waits that long.
  */
 FIXTURE(tw) {};
-FIXTURE_SETUP(tw) {}
+
+/*
+ * The parameters a test may change, as the module had them when tw_e2e
+ * started.  Each test starts from these: a test that changed one and then
+ * failed, crashed or timed out before it put it back (its child process
+ * killed) must not leave the tests after it running under its limits.
+ */
+static const char * const params[] = {
+	MAX_TIMERS_PARAM, MAX_USER_TIMERS_PARAM, MAX_USER_FILES_PARAM,
+	MEMCG_PCT_PARAM, RING_BUDGET_PARAM,
+};
+
+static unsigned long param_start[ARRAY_SIZE(params)];
+
+static void __attribute__((constructor)) params_save(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(params); i++)
+		param_start[i] = read_param(params[i]);
+}
+
+FIXTURE_SETUP(tw)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(params); i++)
+		if (read_param(params[i]) != param_start[i]) {
+			printf("#   %s left at %lu by a test before: %lu again\n",
+			       params[i], read_param(params[i]), param_start[i]);
+			write_param(params[i], param_start[i]);
+		}
+}
 
 FIXTURE_TEARDOWN(tw) {}
 
