@@ -17,16 +17,19 @@
  * a tail, a head, the results it holds) and TW_CHUNK for the units of ring
  * work it may do (an entry applied, a result or a waiting event posted),
  * done or not; and a variable part, one per timer it may fire and one per
- * timer it may move down a level, two expiry_batch.  At the end it gives
- * back what it did not fire or move (tw_bucket_settle()).  A callback that
+ * timer it may move down a level, two expiry_batch, cut to a quarter of
+ * what the bucket holds (tw_bucket_most(): the callback then fires and
+ * moves as many fewer).  At the end it gives back what it did not fire or
+ * move (tw_bucket_settle()).  A callback that
  * finds less than its reservation does nothing: it leaves the rest to the
  * file's own system calls, in process context, in the owner's cgroup, as
  * a callback with more entries than a chunk does (tw_ring.c, "DOC:
  * Softirq work").  So the softirq work a user's ring files do is at most
  * ring_budget units a second, however many files, plus a burst of the
- * eighth of a second's worth the bucket holds; and a rate below eight
- * reservations a second (17,160 with the defaults and one SQ) leaves all
- * of it to system calls.  An honest program that arms and stops 10^6
+ * eighth of a second's worth the bucket holds.  A rate below eight
+ * reservations of one expiry a second (792 with one SQ) leaves all of it
+ * to system calls; one below 68,640 (with the defaults and one SQ) cuts
+ * the expiries of a callback.  An honest program that arms and stops 10^6
  * timers a second through its rings, with 10^4 callbacks a second and
  * 10^5 expiries, spends about 1.2 * 10^6 a second of the default
  * 8,388,608.
@@ -96,6 +99,28 @@ static void tw_bucket_refill(struct tw_bucket *b, u64 rate, u64 now_ns)
 	}
 	b->tokens += add;
 	b->stamp_ns += div64_u64(add * NSEC_PER_SEC + rate - 1, rate);
+}
+
+/**
+ * tw_bucket_most - the variable part a callback may reserve
+ * @fixed:    the part it spends whatever it does
+ * @variable: the variable part it would like: two expiry_batch
+ * @rate:     tokens a second (ring_budget)
+ *
+ * A reservation above the cap would never be granted, and one near it only
+ * after an eighth of a second of no work: an expiry_batch set high next to
+ * the rate would stall every callback.  So a reservation is cut to a
+ * quarter of the cap, but never below its fixed part, one expiry and one
+ * move; a rate whose cap is below that (under eight such reservations a
+ * second) leaves every callback to stall.
+ *
+ * Return: @variable, or less, but at least 2 if @variable is.
+ */
+u64 tw_bucket_most(u64 fixed, u64 variable, u64 rate)
+{
+	u64 most = max(tw_bucket_cap(rate) / 4, fixed + 2);
+
+	return min(variable, most - fixed);
 }
 
 /**

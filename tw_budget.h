@@ -23,6 +23,7 @@ struct tw_bucket {
 };
 
 void tw_bucket_init(struct tw_bucket *b, u64 now_ns);
+u64 tw_bucket_most(u64 fixed, u64 variable, u64 rate);
 bool tw_bucket_reserve(struct tw_bucket *b, u64 fixed, u64 variable,
 		       u64 rate, u64 now_ns);
 void tw_bucket_settle(struct tw_bucket *b, u64 variable, u64 spent, u64 rate);

@@ -180,6 +180,36 @@ static void tw_budget_test_extreme_rates(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b.tokens, 536870906ULL);
 }
 
+/*
+ * A callback's reservation is cut to what a bucket grants without waiting
+ * for it to fill: a quarter of the cap, never less than its fixed part,
+ * one expiry and one move.  What is left at the defaults is untouched,
+ * and a reservation cut to a quarter is granted by a bucket a quarter
+ * full, where the whole wish never would be.
+ */
+static void tw_budget_test_most(struct kunit *test)
+{
+	struct tw_bucket b;
+	u64 most;
+
+	/* The defaults: 97 fixed, two expiry_batch of 1024, 2^23 a second. */
+	KUNIT_EXPECT_EQ(test, tw_bucket_most(97, 2048, 1ULL << 23), 2048ULL);
+	/* A quarter of the cap of 1,000: 250, less 10 fixed. */
+	most = tw_bucket_most(10, 1ULL << 40, TB_RATE);
+	KUNIT_EXPECT_EQ(test, most, TB_CAP / 4 - 10);
+	KUNIT_EXPECT_EQ(test, tw_bucket_most(10, 200, TB_RATE), 200ULL);
+	tb_drained(test, &b);
+	/* A quarter of an eighth of a second: 250 tokens. */
+	KUNIT_EXPECT_FALSE(test, tw_bucket_reserve(&b, 10, 1ULL << 40, TB_RATE,
+						   TB_T0 + NSEC_PER_SEC / 32));
+	KUNIT_EXPECT_TRUE(test, tw_bucket_reserve(&b, 10, most, TB_RATE,
+						  TB_T0 + NSEC_PER_SEC / 32));
+	/* Below a quarter of the cap, still one expiry and one move. */
+	KUNIT_EXPECT_EQ(test, tw_bucket_most(TB_CAP, 1ULL << 40, TB_RATE), 2ULL);
+	KUNIT_EXPECT_EQ(test, tw_bucket_most(TB_CAP, 2, 8), 2ULL);
+	KUNIT_EXPECT_EQ(test, tw_bucket_most(TB_CAP, 2, 0), 2ULL);
+}
+
 static struct kunit_case tw_budget_cases[] = {
 	KUNIT_CASE(tw_budget_test_new_bucket_earns),
 	KUNIT_CASE(tw_budget_test_all_or_none),
@@ -189,6 +219,7 @@ static struct kunit_case tw_budget_cases[] = {
 	KUNIT_CASE(tw_budget_test_cap),
 	KUNIT_CASE(tw_budget_test_settle),
 	KUNIT_CASE(tw_budget_test_extreme_rates),
+	KUNIT_CASE(tw_budget_test_most),
 	{}
 };
 

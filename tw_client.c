@@ -713,7 +713,7 @@ static void tw_wake_readers(struct tw_client *c)
 unsigned int tw_client_expire(struct tw_client *c)
 {
 	unsigned int fired, batch = tw_expiry_batch();
-	u64 now, rate = READ_ONCE(ring_budget), moves = 0, spent;
+	u64 now, rate = READ_ONCE(ring_budget), moves = 0, fixed, spent;
 	bool pays;
 
 	spin_lock(&c->lock);
@@ -722,14 +722,16 @@ unsigned int tw_client_expire(struct tw_client *c)
 	/*
 	 * A ring file's callback pays first, from its user's bucket: the call
 	 * and its ring work, and as many expiries and cascades as @batch
-	 * allows each, less those it did not make (tw_budget.c).
+	 * allows each, cut to what the bucket can grant (tw_bucket_most()),
+	 * less those it did not make (tw_budget.c).
 	 */
 	pays = c->ring && !tw_ring_broken(c->ring);
 	if (pays) {
-		moves = 2 * (u64)batch;
-		if (!tw_bucket_reserve(&c->user->bucket,
-				       TW_BUDGET_CALLBACK + tw_ring_nr_sq(c->ring),
-				       moves, rate, ktime_get_ns())) {
+		fixed = TW_BUDGET_CALLBACK + tw_ring_nr_sq(c->ring);
+		moves = tw_bucket_most(fixed, 2 * (u64)batch, rate);
+		batch = moves / 2;
+		if (!tw_bucket_reserve(&c->user->bucket, fixed, moves, rate,
+				       ktime_get_ns())) {
 			fired = tw_callback_stall(c);
 			goto out;
 		}

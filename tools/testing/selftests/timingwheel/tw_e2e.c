@@ -46,6 +46,7 @@
 #define MAX_USER_FILES_PARAM PARAMS "max_user_files"
 #define MEMCG_PCT_PARAM	PARAMS "memcg_max_percent"
 #define RING_BUDGET_PARAM PARAMS "ring_budget"
+#define EXPIRY_BATCH_PARAM PARAMS "expiry_batch"
 #define RES_NS		(1 * MS)
 /*
  * What a file without timers may hold, on 64-bit: uapi.rst's C, the
@@ -2105,7 +2106,7 @@ FIXTURE(tw) {};
  */
 static const char * const params[] = {
 	MAX_TIMERS_PARAM, MAX_USER_TIMERS_PARAM, MAX_USER_FILES_PARAM,
-	MEMCG_PCT_PARAM, RING_BUDGET_PARAM,
+	MEMCG_PCT_PARAM, RING_BUDGET_PARAM, EXPIRY_BATCH_PARAM,
 };
 
 static unsigned long param_start[ARRAY_SIZE(params)];
@@ -2120,14 +2121,17 @@ static void __attribute__((constructor)) params_save(void)
 
 FIXTURE_SETUP(tw)
 {
+	unsigned long v;
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(params); i++)
-		if (read_param(params[i]) != param_start[i]) {
-			printf("#   %s left at %lu by a test before: %lu again\n",
-			       params[i], read_param(params[i]), param_start[i]);
-			write_param(params[i], param_start[i]);
-		}
+	for (i = 0; i < ARRAY_SIZE(params); i++) {
+		v = read_param(params[i]);
+		if (v == param_start[i])
+			continue;
+		printf("#   %s left at %lu by a test before: %lu again\n",
+		       params[i], v, param_start[i]);
+		write_param(params[i], param_start[i]);
+	}
 }
 
 FIXTURE_TEARDOWN(tw) {}

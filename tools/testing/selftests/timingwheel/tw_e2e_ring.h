@@ -734,7 +734,7 @@ static ssize_t read_one_within(int fd, struct twheel_event *ev)
 }
 
 /*
- * A user whose softirq budget (ring_budget) is below one callback's
+ * A user whose softirq budget (ring_budget) is below one callback's least
  * reservation: the callback does nothing but set NEED_ENTER and NEED_FLUSH
  * and leave the hrtimer idle, and the expiry comes with the file's next
  * system call, not early: an ENTER, or a blocking read() of an id timer,
@@ -778,6 +778,20 @@ static void t_ring_softirq_budget(struct __test_metadata *_metadata)
 	tail = tring_quiet_wait(&r, 2);
 	EXPECT_TRUE(tail == 2 && !(r.hdr->flags & TWHEEL_RING_NEED_ENTER))
 		TH_LOG("tail %u flags %#x", tail, r.hdr->flags);
+	/*
+	 * An expiry_batch whose two per callback are more than the bucket
+	 * ever holds: the reservation is cut to what it grants, and a
+	 * callback still posts.
+	 */
+	old = read_param(EXPIRY_BATCH_PARAM);
+	write_param(EXPIRY_BATCH_PARAM, 1UL << 24);
+	when = now_ns() + 300 * MS;
+	tring_start(&r, 2, 1, 0xb2, when, 0);
+	EXPECT_TRUE(tring_submit(&r, when) == 0 && now_ns() < when);
+	tail = tring_quiet_wait(&r, 3);
+	EXPECT_TRUE(tail == 3 && !(r.hdr->flags & TWHEEL_RING_NEED_ENTER))
+		TH_LOG("expiry_batch 2^24: tail %u flags %#x", tail, r.hdr->flags);
+	write_param(EXPIRY_BATCH_PARAM, old);
 	tring_close(&r);
 }
 
