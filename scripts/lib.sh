@@ -97,16 +97,29 @@ tw_stage_module() {
 		if [ -d include ]; then rsync -a include "$1/"; fi)
 }
 
-# tw_build_module KDIR DIR [MAKE ARGS...]: stage the module in DIR and build
-# it at W=1 against KDIR; the build log is DIR.log.  A failed build or any
-# warning ends the script.
+# tw_sync_module DIR: bring the module sources in DIR up to the tree's,
+# keeping kbuild's objects of the last build there.  A source is copied
+# only if its content differs, and then with the time of the copy: make
+# rebuilds what changed and what includes it, a file put back after a
+# planted bug included, and nothing else.
+tw_sync_module() {
+	mkdir -p "$1"
+	(cd "$TW_ROOT" && rsync -r --checksum Kbuild VERSION ./*.c ./*.h "$1/" &&
+		if [ -d include ]; then rsync -r --checksum include "$1/"; fi)
+}
+
+# tw_build_module KDIR DIR [MAKE ARGS...]: build the module at W=1 against
+# KDIR in DIR, kept from one build to the next (tw_sync_module); the build
+# log is DIR.log.  A failed build or any warning ends the script, and
+# empties DIR: objects kept from it would hide the warning from the next.
 tw_build_module() {
 	local kdir=$1 dir=$2
 	shift 2
-	tw_stage_module "$dir"
-	if ! make -C "$kdir" "$@" M="$dir" W=1 modules >"$dir.log" 2>&1 ||
+	tw_sync_module "$dir"
+	if ! make -j"$(nproc)" -C "$kdir" "$@" M="$dir" W=1 modules >"$dir.log" 2>&1 ||
 		grep -E 'warning:|error:' "$dir.log" >&2; then
 		cat "$dir.log" >&2
+		rm -rf "$dir"
 		tw_die "module build against $kdir failed or warned"
 	fi
 }

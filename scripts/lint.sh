@@ -137,7 +137,7 @@ lint_build() {
 	local name=$1 kdir=$2 stage=$TW_CACHE/run/lint-$1
 	shift 2
 	tw_stage_module "$stage"
-	if ! make -C "$kdir" "$@" M="$stage" W=1 C=2 TW_KBENCH=1 modules >"$stage.log" 2>&1 ||
+	if ! make -j"$(nproc)" -C "$kdir" "$@" M="$stage" W=1 C=2 TW_KBENCH=1 modules >"$stage.log" 2>&1 ||
 		grep -vE '^\s*(CC|LD|MODPOST|CHECK|AR|LDS|BTF|Skipping)\b|^make(\[[0-9]+\])?: (Entering|Leaving)' \
 			"$stage.log" | grep -q .; then
 		cat "$stage.log" >&2

@@ -23,8 +23,10 @@ read -r ver kdir vmlinuz < <("$TW_ROOT/scripts/guest/debian-kernel.sh" "$kernel"
 work=$TW_CACHE/run/qemu-$kernel-$mode${TW_RUN_TAG:+-$TW_RUN_TAG}
 rm -rf "$work" && mkdir -p "$work"
 
+# The module's objects outlive the run: the next builds what changed.
+mod=$TW_CACHE/run/module-$kernel${TW_RUN_TAG:+-$TW_RUN_TAG}
 tw_log "building timingwheel.ko against $ver"
-tw_build_module "$kdir" "$work/module"
+tw_build_module "$kdir" "$mod"
 tw_device_progs
 
 root=$work/initramfs
@@ -33,7 +35,7 @@ cp /bin/busybox "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
 cp "$TW_ROOT/scripts/guest/guest-init.sh" "$root/init"
 cp "$TW_ROOT/scripts/guest/guest-demo.sh" "$root/demo.sh"
-cp "$work/module/timingwheel.ko" "$root/"
+cp "$mod/timingwheel.ko" "$root/"
 cp "$TW_ROOT"/tools/build/{twctl,tw_e2e,tw_e2e32,tw_fuzz,tw_fuzz32,tw_libtest,bench_device} "$root/bin/"
 # The client built against the installed packages (scripts/package/packages.sh).
 pkgclient=$TW_ROOT/tools/build/tw_pkgclient

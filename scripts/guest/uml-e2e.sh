@@ -23,14 +23,16 @@ kdir=$("$TW_ROOT/scripts/guest/uml-kernel.sh" "$flavour")
 work=$TW_CACHE/run/uml-e2e-$flavour${TW_RUN_TAG:+-$TW_RUN_TAG}
 rm -rf "$work" && mkdir -p "$work"
 
+# The module's objects outlive the run: the next builds what changed.
+mod=$TW_CACHE/run/module-uml-$flavour${TW_RUN_TAG:+-$TW_RUN_TAG}
 tw_log "building timingwheel.ko against UML ($flavour)"
-tw_build_module "$kdir" "$work/module" ARCH=um
+tw_build_module "$kdir" "$mod" ARCH=um
 tw_device_progs uml-progs
 
 # What the guest sees under tw.dir: UML runs no 32-bit programs.
 root=$work/root
 mkdir -p "$root/bin"
-cp "$work/module/timingwheel.ko" "$root/"
+cp "$mod/timingwheel.ko" "$root/"
 cp "$TW_ROOT"/tools/build/{tw_e2e,tw_fuzz} "$root/bin/"
 [ "${TW_LIBTEST:-1}" = 0 ] || cp "$TW_ROOT/tools/build/tw_libtest" "$root/bin/"
 # The examples that judge themselves, run after tw_libtest; each must pass.

@@ -32,8 +32,9 @@ work=$TW_CACHE/run/uml-kbench${TW_RUN_TAG:+-$TW_RUN_TAG}
 rm -rf "$work" && mkdir -p "$work/root"
 
 tw_log "building timingwheel.ko and timingwheel_kbench.ko against UML (normal)"
-tw_build_module "$kdir" "$work/module" ARCH=um TW_KBENCH=1
-cp "$work/module/timingwheel.ko" "$work/module/timingwheel_kbench.ko" "$work/root/"
+mod=$TW_CACHE/run/module-kbench${TW_RUN_TAG:+-$TW_RUN_TAG}
+tw_build_module "$kdir" "$mod" ARCH=um TW_KBENCH=1
+cp "$mod/timingwheel.ko" "$mod/timingwheel_kbench.ko" "$work/root/"
 
 boots=${TW_KBENCH_BOOTS:-3}
 [[ $boots =~ ^[1-9][0-9]*$ ]] || tw_die "TW_KBENCH_BOOTS must be a positive count"
