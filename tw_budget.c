@@ -17,10 +17,10 @@
  * a tail, a head, the results it holds) and TW_CHUNK for the units of ring
  * work it may do (an entry applied, a result or a waiting event posted),
  * done or not; and a variable part, one per timer it may fire and one per
- * timer it may move down a level, two expiry_batch, cut to a quarter of
- * what the bucket holds (tw_bucket_most(): the callback then fires and
- * moves as many fewer).  At the end it gives back what it did not fire or
- * move (tw_bucket_settle()).  A callback that
+ * timer it may move down a level, two expiry_batch, cut so that the whole
+ * is at most a quarter of the most the bucket holds (tw_bucket_most():
+ * the callback then fires and moves as many fewer).  At the end it gives
+ * back what it did not fire or move (tw_bucket_settle()).  A callback that
  * finds less than its reservation does nothing: it leaves the rest to the
  * file's own system calls, in process context, in the owner's cgroup, as
  * a callback with more entries than a chunk does (tw_ring.c, "DOC:

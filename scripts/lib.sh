@@ -101,23 +101,34 @@ tw_stage_module() {
 # keeping kbuild's objects of the last build there.  A source is copied
 # only if its content differs, and then with the time of the copy: make
 # rebuilds what changed and what includes it, a file put back after a
-# planted bug included, and nothing else.
+# planted bug included, and nothing else.  A source gone from the tree
+# goes from DIR too (kbuild's generated *.mod.c stay).
 tw_sync_module() {
 	mkdir -p "$1"
-	(cd "$TW_ROOT" && rsync -r --checksum Kbuild VERSION ./*.c ./*.h "$1/" &&
-		if [ -d include ]; then rsync -r --checksum include "$1/"; fi)
+	rsync -r --checksum --delete --exclude='*.mod.c' --include=/Kbuild \
+		--include=/VERSION --include='/*.c' --include='/*.h' \
+		--include='/include/***' --exclude='*' "$TW_ROOT/" "$1/"
 }
 
 # tw_build_module KDIR DIR [MAKE ARGS...]: build the module at W=1 against
 # KDIR in DIR, kept from one build to the next (tw_sync_module); the build
-# log is DIR.log.  A failed build or any warning ends the script, and
+# log is DIR.log.  DIR starts empty when it was last built against another
+# kernel tree, configuration or make arguments (DIR.stamp), which file
+# times cannot tell.  A failed build or any warning ends the script and
 # empties DIR: objects kept from it would hide the warning from the next.
+# DIR is locked (DIR.lock) until the script ends.
 tw_build_module() {
-	local kdir=$1 dir=$2
+	local kdir=$1 dir=$2 stamp lock
 	shift 2
+	exec {lock}>"$dir.lock"
+	flock "$lock"
+	stamp="$(readlink -f "$kdir") $(cat "$kdir/.config" "$kdir/Module.symvers" 2>/dev/null |
+		md5sum | cut -d' ' -f1) $*"
+	[ "$(cat "$dir.stamp" 2>/dev/null)" = "$stamp" ] || rm -rf "$dir"
+	echo "$stamp" >"$dir.stamp"
 	tw_sync_module "$dir"
 	if ! make -j"$(nproc)" -C "$kdir" "$@" M="$dir" W=1 modules >"$dir.log" 2>&1 ||
-		grep -E 'warning:|error:' "$dir.log" >&2; then
+		grep -iE 'warning:|error:' "$dir.log" >&2; then
 		cat "$dir.log" >&2
 		rm -rf "$dir"
 		tw_die "module build against $kdir failed or warned"
