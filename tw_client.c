@@ -1684,10 +1684,14 @@ EXPORT_SYMBOL_TW_KBENCH(tw_client_ring_setup);
  * once, so the hrtimer is programmed and published only by a chunk that
  * leaves none or is @last: until then it may be late by the chunks
  * between, never early, and every submitter's entries are seen by the
- * last publish.  Return the units done; *@more tells whether work is
- * left; -EBADFD once broken.
+ * last publish.  That chunk also sets *@held, under the same hold, if
+ * results still wait for CQ room: looked at after the lock is dropped, an
+ * SQ head that another thread's chunk applied but has yet to publish
+ * would look held too.  Return the units done; *@more tells whether work
+ * is left; -EBADFD once broken.
  */
-static long tw_client_ring_chunk(struct tw_client *c, bool last, bool *more)
+static long tw_client_ring_chunk(struct tw_client *c, bool last, bool *more,
+				 bool *held)
 {
 	unsigned int posted = 0;
 	long ret = 0;
@@ -1705,6 +1709,7 @@ static long tw_client_ring_chunk(struct tw_client *c, bool last, bool *more)
 		if (!*more || last || tw_ring_broken(c->ring)) {
 			posted += tw_program(c, now, false);
 			*more = tw_ring_more(c->ring) || tw_has_due(&c->wheel);
+			*held = tw_ring_results_held(c->ring);
 		}
 		ret = tw_ring_broken(c->ring) ? -EBADFD : (long)posted;
 	}
@@ -1732,7 +1737,7 @@ static long tw_client_ring_chunk(struct tw_client *c, bool last, bool *more)
 long tw_client_ring_enter(struct tw_client *c)
 {
 	struct tw_ring *r = tw_client_ring(c);
-	bool more = true, last = false, held;
+	bool more = true, last = false, held = false;
 	u64 chunks, k;
 	long ret = 0;
 
@@ -1743,14 +1748,12 @@ long tw_client_ring_enter(struct tw_client *c)
 		/* A fatal signal ends it after a chunk that programs. */
 		last = k + 1 == chunks || fatal_signal_pending(current);
 		more = false;
-		ret = tw_client_ring_chunk(c, last, &more);
+		held = false;
+		ret = tw_client_ring_chunk(c, last, &more, &held);
 		if (ret < 0)
 			return ret;
 		cond_resched();
 	}
-	spin_lock_bh(&c->lock);
-	held = tw_ring_results_held(r);
-	spin_unlock_bh(&c->lock);
 	return held ? -EBUSY : 0;
 }
 EXPORT_SYMBOL_TW_KBENCH(tw_client_ring_enter);
@@ -1766,11 +1769,11 @@ EXPORT_SYMBOL_TW_KBENCH(tw_client_ring_enter);
 __poll_t tw_client_ring_poll(struct tw_client *c)
 {
 	struct tw_ring *r = tw_client_ring(c);
-	bool more;
+	bool more, held;
 
 	if (!r)
 		return 0;
-	tw_client_ring_chunk(c, true, &more);
+	tw_client_ring_chunk(c, true, &more, &held);
 	return tw_ring_poll_mask(r);
 }
 
@@ -1786,10 +1789,10 @@ __poll_t tw_client_ring_poll(struct tw_client *c)
  */
 void tw_client_ring_read(struct tw_client *c)
 {
-	bool more;
+	bool more, held;
 
 	if (tw_client_ring(c))
-		tw_client_ring_chunk(c, true, &more);
+		tw_client_ring_chunk(c, true, &more, &held);
 }
 
 /**

@@ -15,6 +15,10 @@
 #   4. [TCG guest]        scripts/guest/qemu-run.sh 6.12 bench: the end-to-end
 #                         table, the device against timerfd and the
 #                         in-process wheel, and 10,000,000 timers on a file
+#   5. [TCG guest, threads] scripts/guest/qemu-run.sh 6.12 threads: the
+#                         projection's threads row measured, 1 and 2 threads
+#                         on the device's rings against a mutex wheel, on two
+#                         vCPUs that run at once (MTTCG)
 #
 # TW_KBENCH_FILE=FILE takes the KBENCH lines from FILE instead of running
 # scripts/guest/uml-kbench.sh.  Without either, the kernel-side part is reported
@@ -59,6 +63,9 @@ make -s -C "$TW_ROOT/tools" bench_device >&2 ||
 
 section "[TCG guest] scripts/guest/qemu-run.sh 6.12 bench (Debian 6.12 under QEMU TCG)"
 bash "$TW_ROOT/scripts/guest/qemu-run.sh" 6.12 bench || status=1
+
+section "[TCG guest, threads] scripts/guest/qemu-run.sh 6.12 threads (2 vCPUs at once, MTTCG)"
+bash "$TW_ROOT/scripts/guest/qemu-run.sh" 6.12 threads || status=1
 
 section "bench-device: $((SECONDS - t_start)) s in all"
 exit $status

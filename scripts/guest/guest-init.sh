@@ -4,9 +4,10 @@
 # UML kernels, whose root is the host's own / (read-only, through hostfs).
 # The kernel command line says what to do:
 #
-#   tw.mode=e2e|demo|bench|kbench|textpoke   what runs (e2e: tw_e2e,
-#                            tw_libtest, the bindings' tests where staged,
-#                            then tw_fuzz if asked; kbench:
+#   tw.mode=e2e|demo|bench|threads|kbench|textpoke   what runs (e2e:
+#                            tw_e2e, tw_libtest, the bindings' tests where
+#                            staged, then tw_fuzz if asked; threads:
+#                            bench_device -T; kbench:
 #                            timingwheel_kbench.ko; textpoke: trace events
 #                            toggled for tw.fuzz seconds)
 #   tw.dir=DIR               where timingwheel.ko and bin/ are (default /)
@@ -165,6 +166,10 @@ demo)
 	;;
 bench)
 	"$dir/bin/bench_device"
+	echo "TW-RESULT rc=$?"
+	;;
+threads)
+	"$dir/bin/bench_device" -T
 	echo "TW-RESULT rc=$?"
 	;;
 kbench)

@@ -30,11 +30,16 @@
  *               slab bytes left after it); then as many started due at
  *               once, fired and read back
  *
- * Usage: bench_device [-q] [-H [-k KBENCH]]
+ * Usage: bench_device [-q] [-H [-k KBENCH]] | -T
  *   -q  quick: every count divided by 10
  *   -H  host: no device (the host's own kernel, no module); measure what a
  *       projection for real hardware needs (bench_project.c) and print it,
  *       with the kernel-side figures of the file KBENCH
+ *   -T  threads, and nothing else: 1 and 2 threads arming and cancelling
+ *       through their own SQs of one file of the device, its kernel work
+ *       included, against tw_core behind one mutex the same threads share
+ *       (the projection's threads row, measured where two CPUs run at
+ *       once: a guest of 2 vCPUs, each a host thread)
  *
  * The exit status is non-zero only when something could not be set up or
  * an operation failed; slow figures never fail.
@@ -1437,11 +1442,12 @@ static void set_counts(struct counts *c, unsigned int div)
 	c->big = host_mode ? 0 : BIG_N / div;
 }
 
-static int parse_args(int argc, char **argv, bool *quick, const char **kbench)
+static int parse_args(int argc, char **argv, bool *quick, const char **kbench,
+		      bool *threads)
 {
 	int opt;
 
-	while ((opt = getopt(argc, argv, "qHk:")) != -1) {
+	while ((opt = getopt(argc, argv, "qHk:T")) != -1) {
 		switch (opt) {
 		case 'q':
 			*quick = true;
@@ -1452,12 +1458,45 @@ static int parse_args(int argc, char **argv, bool *quick, const char **kbench)
 		case 'k':
 			*kbench = optarg;
 			break;
+		case 'T':
+			*threads = true;
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-q] [-H [-k KBENCH]]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-q] [-H [-k KBENCH]] | -T\n", argv[0]);
 			return -1;
 		}
 	}
 	return 0;
+}
+
+/*
+ * -T: the threads row, measured.  Each side is timed from a common start
+ * to the slower thread's end (bench_threads()); a pair is a start due
+ * 1 s ahead and its stop, the clock read and a submit per 32 entries, as
+ * the projection's row.  Return the exit status.
+ */
+static int run_threads(void)
+{
+	double ring[2], enters[2], mutex[2];
+	unsigned int t;
+	int fd = dev_open(0);
+
+	if (fd < 0 || ring_threads_device(fd, ring, enters)) {
+		fprintf(stderr, "bench-device: threads on the rings failed\n");
+		return 1;
+	}
+	close(fd);
+	for (t = 0; t < 2; t++)
+		mutex[t] = inproc_mutex_pair_ns(t + 1);
+	printf("bench-device: threads on %s, %ld CPUs online\n", DEV_PATH,
+	       sysconf(_SC_NPROCESSORS_ONLN));
+	printf("  threads  |   ring ns/pair |  ENTER/pair |  mutex ns/pair |  ratio\n");
+	for (t = 0; t < 2; t++)
+		printf("  %-8u | %14.1f | %11.5f | %14.1f | %6.2f\n", t + 1,
+		       ring[t], enters[t], mutex[t], mutex[t] / ring[t]);
+	printf("  ring: the device's rings, kernel work included; mutex: tw_core\n"
+	       "  behind one pthread mutex; ratio > 1: the rings cheaper\n");
+	return mutex[0] < 0 || mutex[1] < 0;
 }
 
 /*
@@ -1537,11 +1576,15 @@ int main(int argc, char **argv)
 	const char *kbench = NULL;
 	uint32_t tfd_mem_n = 0;
 	struct counts c;
-	bool quick = false;
+	bool quick = false, threads = false;
 	int fd;
 
-	if (parse_args(argc, argv, &quick, &kbench))
+	if (parse_args(argc, argv, &quick, &kbench, &threads))
 		return 2;
+	if (threads) {
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		return run_threads();
+	}
 	set_counts(&c, quick ? 10 : 1);
 	if (!host_mode) {
 		fd = dev_open(0);

@@ -227,30 +227,42 @@ static bool rb_submit_now(enum rb_mode m, uint32_t i)
  * One round on @sq: @n starts (each taking a slot), then @n stops (each
  * giving it back), read and submitted as @mode says.
  */
+/* Say why a round failed: @what returned @ret, a negative errno. */
+static int rb_fail(const char *what, int ret)
+{
+	fprintf(stderr, "bench-device: ring round: %s: %s\n", what,
+		strerror(-ret));
+	return -1;
+}
+
 static int rb_round(struct timingwheel_sq *sq, struct rb_timer *t,
 		    uint32_t n, enum rb_mode mode)
 {
 	uint64_t now = bench_now_ns();
 	uint32_t i;
+	int ret;
 
 	for (i = 0; i < n; i++) {
-		if (timingwheel_slot_get(sq, &t[i].slot, &t[i].gen))
-			return -1;
+		ret = timingwheel_slot_get(sq, &t[i].slot, &t[i].gen);
+		if (ret)
+			return rb_fail("slot_get", ret);
 		if (rb_clock_each(mode))
 			now = bench_now_ns();
 		timingwheel_prep_start(rb_sqe(sq), t[i].slot, t[i].gen, i,
 				       now + RB_AHEAD_NS, 0, 0);
-		if (rb_submit_now(mode, i) && timingwheel_submit(sq) < 0)
-			return -1;
+		if (rb_submit_now(mode, i) && (ret = timingwheel_submit(sq)) < 0)
+			return rb_fail("submit", ret);
 	}
 	for (i = 0; i < n; i++) {
 		timingwheel_prep_stop(rb_sqe(sq), t[i].slot, t[i].gen, i, 0);
-		if (rb_submit_now(mode, i) && timingwheel_submit(sq) < 0)
-			return -1;
-		if (timingwheel_sq_slot_put(sq, t[i].slot))
-			return -1;
+		if (rb_submit_now(mode, i) && (ret = timingwheel_submit(sq)) < 0)
+			return rb_fail("submit", ret);
+		ret = timingwheel_sq_slot_put(sq, t[i].slot);
+		if (ret)
+			return rb_fail("sq_slot_put", ret);
 	}
-	return timingwheel_submit(sq) < 0 ? -1 : 0;
+	ret = timingwheel_submit(sq);
+	return ret < 0 ? rb_fail("submit", ret) : 0;
 }
 
 /**
@@ -330,6 +342,33 @@ static double rb_read(struct timingwheel_ring *ring)
 			best = ns;
 	}
 	return sum ? best : -1;
+}
+
+int ring_threads_device(int fd, double ns[2], double enters[2])
+{
+	struct twheel_ring_setup p = {
+		.capacity = RB_CAPACITY, .nr_sq = RB_SQS,
+		.sq_entries = RB_SQ_ENTRIES, .cq_entries = RB_CQ_ENTRIES,
+	};
+	struct timingwheel_ring ring;
+	unsigned int t;
+	int ret = timingwheel_ring_init(fd, &p, &ring);
+
+	if (ret) {
+		fprintf(stderr, "bench-device: ring setup: %s\n", strerror(-ret));
+		return -1;
+	}
+	for (t = 0; t < 2; t++)
+		ns[t] = rb_threads(&ring, t + 1, RB_LOOP_BATCH, &enters[t]);
+	/* Every stop found its start: no entry came back as an error. */
+	if (ring.hdr->errors || ns[0] < 0 || ns[1] < 0)
+		fprintf(stderr, "bench-device: ring: %llu errors, %llu posted, %llu waiting\n",
+			(unsigned long long)ring.hdr->errors,
+			(unsigned long long)ring.hdr->posted,
+			(unsigned long long)ring.hdr->waiting);
+	ret = ns[0] < 0 || ns[1] < 0 || ring.hdr->errors ? -1 : 0;
+	timingwheel_ring_exit(&ring);
+	return ret;
 }
 
 int ring_user_measure(struct ring_user *u)

@@ -40,6 +40,13 @@ struct ring_user {
 
 int ring_user_measure(struct ring_user *u);
 
+/*
+ * bench_device -T: the same pairs as @thread_ns, on the rings of the
+ * device open on @fd, with 1 and 2 threads: ns per pair per thread, and
+ * ENTERs per pair, each the kernel's work included; 0, or -1 on a failure.
+ */
+int ring_threads_device(int fd, double ns[2], double enters[2]);
+
 /* The real calls behind bench_device's -Wl,--wrap=ioctl,--wrap=mmap. */
 int __real_ioctl(int fd, unsigned long req, ...);
 void *__real_mmap(void *addr, size_t len, int prot, int flags, int fd, long off);

@@ -1141,6 +1141,120 @@ out:
  * sq_set_now(): prep_start_in() counts from its time, not a clock read,
  * until the submit or a 0.
  */
+/* Two threads entering at once, each filling its own SQ. */
+#define TWO_SQ_ENTRIES	512
+#define TWO_ROUNDS	100
+
+/**
+ * struct two_enters - one thread of test_ring_two_enters()
+ * @sq:    its SQ
+ * @busy:  ENTERs (its submits') that failed with EBUSY
+ * @other: submits that failed otherwise, the last errno
+ * @bad:   slot calls that failed, or an SQ that stayed full
+ */
+struct two_enters {
+	struct timingwheel_sq	*sq;
+	unsigned int		busy;
+	int			other;
+	unsigned int		bad;
+};
+
+/* Submit @t's SQ, counting how it failed. */
+static void two_submit(struct two_enters *t)
+{
+	int ret = timingwheel_submit(t->sq);
+
+	if (ret == -EBUSY)
+		t->busy++;
+	else if (ret < 0)
+		t->other = ret;
+}
+
+/* An entry of @t's SQ, submitting (and entering) while it is full. */
+static struct twheel_sqe *two_sqe(struct two_enters *t)
+{
+	struct twheel_sqe *e;
+	int k;
+
+	for (k = 0; k < 100; k++) {
+		e = timingwheel_get_sqe(t->sq);
+		if (e)
+			return e;
+		two_submit(t);
+	}
+	t->bad++;
+	return NULL;
+}
+
+/* Fill the SQ with starts due 10 s ahead, submit, then their stops. */
+static void *two_enters_main(void *arg)
+{
+	struct two_enters *t = arg;
+	uint32_t slot[TWO_SQ_ENTRIES];
+	uint16_t gen[TWO_SQ_ENTRIES];
+	struct twheel_sqe *e;
+	unsigned int r, i;
+	uint64_t when;
+
+	for (r = 0; r < TWO_ROUNDS && !t->bad; r++) {
+		when = timingwheel_now(CLOCK_MONOTONIC) + 10000 * MS;
+		for (i = 0; i < TWO_SQ_ENTRIES; i++) {
+			e = two_sqe(t);
+			if (!e)
+				return NULL;
+			t->bad += timingwheel_slot_get(t->sq, &slot[i], &gen[i]) != 0;
+			timingwheel_prep_start(e, slot[i], gen[i], i, when, 0, 0);
+		}
+		two_submit(t);
+		for (i = 0; i < TWO_SQ_ENTRIES; i++) {
+			e = two_sqe(t);
+			if (!e)
+				return NULL;
+			timingwheel_prep_stop(e, slot[i], gen[i], i, 0);
+			t->bad += timingwheel_sq_slot_put(t->sq, slot[i]) != 0;
+		}
+		two_submit(t);
+	}
+	return NULL;
+}
+
+/*
+ * Two threads, each on its own SQ, filling it and entering, again and
+ * again: an ENTER answers EBUSY only while results wait for CQ room, and
+ * none is asked for here.  One thread's ENTER used to look at the SQ heads
+ * after its last chunk, unlocked, and take another thread's chunk between
+ * applying entries and publishing the head for held results: EBUSY with
+ * an empty CQ (seen by bench_device -T on two vCPUs at once).
+ */
+static void test_ring_two_enters(void)
+{
+	static struct two_enters t[2];
+	struct timingwheel_ring ring;
+	pthread_t tid[2];
+	unsigned int k, started = 0;
+
+	if (ring_open(&ring, 4 * TWO_SQ_ENTRIES, 2, TWO_SQ_ENTRIES, 16))
+		return;
+	for (k = 0; k < 2; k++) {
+		t[k] = (struct two_enters) { .sq = timingwheel_ring_sq(&ring, k) };
+		if (pthread_create(&tid[k], NULL, two_enters_main, &t[k]))
+			break;
+		started++;
+	}
+	CHECK(started == 2, "pthread_create");
+	for (k = 0; k < started; k++)
+		pthread_join(tid[k], NULL);
+	for (k = 0; k < started; k++)
+		CHECK(!t[k].busy && !t[k].other && !t[k].bad,
+		      "thread %u: %u EBUSY, last other error %d, %u stuck",
+		      k, t[k].busy, t[k].other, t[k].bad);
+	CHECK(ring.hdr->errors == 0 && ring.hdr->posted == 0,
+	      "%llu errors, %llu posted", (unsigned long long)ring.hdr->errors,
+	      (unsigned long long)ring.hdr->posted);
+	printf("# ring_two_enters: %llu ENTERs\n", (unsigned long long)ring.enters);
+	ring_close(&ring);
+}
+
 static void test_ring_set_now(void)
 {
 	struct timingwheel_ring ring;
@@ -1283,6 +1397,7 @@ static const struct {
 	{ "ring_slot_return", test_ring_slot_return },
 	{ "ring_slot_mpsc", test_ring_slot_mpsc },
 	{ "ring_set_now", test_ring_set_now },
+	{ "ring_two_enters", test_ring_two_enters },
 	{ "ring_timens", test_ring_timens },
 };
 
