@@ -250,12 +250,14 @@ static int rb_round(struct timingwheel_sq *sq, struct rb_timer *t,
 			now = bench_now_ns();
 		timingwheel_prep_start(rb_sqe(sq), t[i].slot, t[i].gen, i,
 				       now + RB_AHEAD_NS, 0, 0);
-		if (rb_submit_now(mode, i) && (ret = timingwheel_submit(sq)) < 0)
+		ret = rb_submit_now(mode, i) ? timingwheel_submit(sq) : 0;
+		if (ret < 0)
 			return rb_fail("submit", ret);
 	}
 	for (i = 0; i < n; i++) {
 		timingwheel_prep_stop(rb_sqe(sq), t[i].slot, t[i].gen, i, 0);
-		if (rb_submit_now(mode, i) && (ret = timingwheel_submit(sq)) < 0)
+		ret = rb_submit_now(mode, i) ? timingwheel_submit(sq) : 0;
+		if (ret < 0)
 			return rb_fail("submit", ret);
 		ret = timingwheel_sq_slot_put(sq, t[i].slot);
 		if (ret)
