@@ -364,7 +364,7 @@ static void t_ring_mmap_errors(struct __test_metadata *_metadata)
 static void t_ring_start_expiry(struct __test_metadata *_metadata)
 {
 	struct twheel_cqe ev[4];
-	uint64_t t0 = now_ns(), when = t0 + 30 * MS;
+	uint64_t t0 = now_ns(), when = t0 + 200 * MS;
 	struct tring r;
 
 	if (!ring_ok(_metadata, tring_open(&r, 16, 8, 32)))
@@ -373,8 +373,8 @@ static void t_ring_start_expiry(struct __test_metadata *_metadata)
 	tring_start(&r, 4, 1, 0xbeef, when + 10 * MS, 0);
 	/* The hrtimer is idle: the first start enters. */
 	EXPECT_TRUE(tring_submit(&r, when) == 0 && r.enters == 1);
-	EXPECT_TRUE(tring_armed_for(&r) <= tick_up(when, RES_NS));
-	EXPECT_TRUE(info(r.fd).pending == 2);
+	EXPECT_BEFORE(when, tring_armed_for(&r) <= tick_up(when, RES_NS) &&
+		      info(r.fd).pending == 2);
 	EXPECT_TRUE(tring_reap(&r, ev, 2, 5000) == 2);
 	EXPECT_TRUE(ev[0].cookie == 0xc00c1e && ev[0].slot == 3 && ev[0].gen == 7 &&
 		    ev[0].flags == TWHEEL_CQE_EXPIRY && ev[0].due == tick_up(when, RES_NS) &&
