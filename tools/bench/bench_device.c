@@ -1479,13 +1479,15 @@ static int run_threads(void)
 {
 	double ring[2], enters[2], mutex[2];
 	unsigned int t;
-	int fd = dev_open(0);
+	int fd = dev_open(0), ret;
 
-	if (fd < 0 || ring_threads_device(fd, ring, enters)) {
+	ret = fd < 0 ? -1 : ring_threads_device(fd, ring, enters);
+	if (fd >= 0)
+		close(fd);
+	if (ret) {
 		fprintf(stderr, "bench-device: threads on the rings failed\n");
 		return 1;
 	}
-	close(fd);
 	for (t = 0; t < 2; t++)
 		mutex[t] = inproc_mutex_pair_ns(t + 1);
 	printf("bench-device: threads on %s, %ld CPUs online\n", DEV_PATH,
