@@ -4,7 +4,7 @@
  * system call: the ring API of libtimingwheel (timingwheel_ring_init(3)).
  *
  * One thread, one SQ.  NTIMERS timers are started in rounds of ROUND,
- * due 20 to 120 ms out; every fourth is stopped right after its round,
+ * due 300 to 400 ms out; every fourth is stopped right after its round,
  * and timingwheel_stop_won(3) says the stop is sure to win (the timers
  * are due later than the wheel has gone).  Expiries are read from the
  * completion ring after poll(); each slot goes back to its free list when
@@ -73,7 +73,7 @@ static int start_round(struct timingwheel_ring *ring,
 		e = sqe_get(sq);
 		if (!e)
 			return -EBADFD;
-		t->when = now + 20 * MS + (i * 100 * MS) / NTIMERS;
+		t->when = now + 300 * MS + (i * 100 * MS) / NTIMERS;
 		timingwheel_prep_start(e, t->slot, t->gen,
 				       i, t->when, 0, 0);
 	}
@@ -90,8 +90,13 @@ static int start_round(struct timingwheel_ring *ring,
 	if (ret < 0)
 		return ret;
 	for (i = first; i < first + ROUND; i += 4) {
+		/*
+		 * Sure to win unless this thread stalled 300 ms between the
+		 * two submits; a program that can stall so long asks for
+		 * the stop's result (TWHEEL_SQE_RESULT) instead.
+		 */
 		if (!timingwheel_stop_won(sq, timers[i].when))
-			return -EAGAIN;	/* cannot happen: due 20 ms out */
+			return -EAGAIN;
 		timers[i].stopped = 1;
 		timingwheel_slot_put(ring, timers[i].slot);
 	}

@@ -62,9 +62,11 @@ class DeviceTest(unittest.TestCase):
         self.assertEqual(self.dev.read(), [])
 
     def test_expiry_never_early(self):
+        # Absolute times from one reading: a stall between the two starts
+        # cannot change their order.
         t0 = tw.Device.now()
-        self.dev.start(1, 5 * MS)
-        self.dev.start(2, 2 * MS)
+        self.dev.start(1, t0 + 5 * MS, flags=tw.TIMER_ABSTIME)
+        self.dev.start(2, t0 + 2 * MS, flags=tw.TIMER_ABSTIME)
         events = []
         deadline = time.monotonic() + 5
         while len(events) < 2 and time.monotonic() < deadline:
@@ -107,8 +109,10 @@ class WheelTest(unittest.IsolatedAsyncioTestCase):
     async def test_call_later_order(self):
         got = []
         done = self.loop.create_future()
+        base = self.loop.time()
         for ms in (30, 10, 20):
-            self.wheel.call_later(ms / 1000, got.append, ms)
+            self.wheel.call_at(base + ms / 1000, got.append, ms)
+        # Started later, due later than all three, whatever the stall.
         self.wheel.call_later(0.04, done.set_result, None)
         await asyncio.wait_for(done, 5)
         self.assertEqual(got, [10, 20, 30])

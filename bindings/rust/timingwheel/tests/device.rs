@@ -52,8 +52,16 @@ fn start_query_stop() {
 fn blocking_iterator_in_order_never_early() {
     let dev = Device::open_blocking().unwrap();
     let t0 = now();
+    // Absolute times from one reading: a stall between the starts cannot
+    // change their order.
     for (id, ms) in [(1u64, 15u64), (2, 5), (3, 10)] {
-        dev.start(id, Duration::from_millis(ms)).unwrap();
+        dev.start_spec(&sys::TimerSpec {
+            id,
+            value: t0 + ms * MS,
+            flags: sys::TIMER_ABSTIME,
+            ..Default::default()
+        })
+        .unwrap();
     }
     let events: Vec<_> = dev.events().take(3).map(Result::unwrap).collect();
     assert_eq!(events.iter().map(|e| e.id).collect::<Vec<_>>(), [2, 3, 1]);

@@ -28,7 +28,7 @@
 #include "tw_selftest.h"
 
 /* How late a TCG guest may fire a timer, beyond its slack and tick. */
-#define LATE_NS		(200 * MS)
+#define LATE_NS		(1000 * MS)
 /* More entries than one TWHEEL_IOC_BATCH call takes: two calls. */
 #define BIG_BATCH	(TWHEEL_BATCH_MAX + 100)
 
@@ -649,19 +649,37 @@ static unsigned int split_expiries(const struct twheel_cqe *ev, unsigned int n,
 	return k;
 }
 
+/* Put the events of @x in the order of @cookies, as far as they are found. */
+static void order_by_cookie(struct twheel_cqe *x, unsigned int n,
+			    const uint64_t *cookies)
+{
+	struct twheel_cqe t;
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = i; j < n; j++)
+			if (x[j].cookie == cookies[i]) {
+				t = x[i];
+				x[i] = x[j];
+				x[j] = t;
+				break;
+			}
+}
+
 /*
  * Starts and expiries: an ENTER for the first start (the hrtimer is idle)
  * and for one due before armed_for; none for one due after it.
  */
 static void test_ring_start_expiry(void)
 {
-	uint64_t when = timingwheel_now(CLOCK_MONOTONIC) + 50 * MS, early;
+	uint64_t when = timingwheel_now(CLOCK_MONOTONIC) + 300 * MS, early;
 	struct twheel_cqe ev[4], x[3], *cqe;
 	struct timingwheel_ring ring;
 	struct timingwheel_sq *sq;
+	uint64_t armed_for, enters;
 	uint32_t a, b, c;
 	uint16_t ga, gb, gc;
-	int want;
+	int want, judged;
 
 	if (ring_open(&ring, 16, 1, 8, 32))
 		return;
@@ -672,22 +690,33 @@ static void test_ring_start_expiry(void)
 	timingwheel_prep_start(timingwheel_get_sqe(sq), a, ga, 0xc00c1e, when, 0, 0);
 	CHECK_RET(timingwheel_submit(sq), 1);
 	CHECK(ring.enters == 1, "enters %llu", (unsigned long long)ring.enters);
-	CHECK(ring.hdr->armed_for <= when + 4 * MS, "armed_for %llu",
-	      (unsigned long long)ring.hdr->armed_for);
+	armed_for = ring.hdr->armed_for;
 	/* Due before armed_for: the hrtimer would be late for it, so ENTER. */
 	early = timingwheel_now(CLOCK_MONOTONIC) + 10 * MS;
 	want = early < ring.hdr->armed_for ? 2 : 1;
 	timingwheel_prep_start(timingwheel_get_sqe(sq), c, gc, 0xea, early, 0, 0);
 	CHECK_RET(timingwheel_submit(sq), 1);
-	CHECK(ring.enters == (uint64_t)want, "enters %llu, want %d",
-	      (unsigned long long)ring.enters, want);
+	enters = ring.enters;
 	/* Due after armed_for: the hrtimer takes it, no ENTER. */
 	timingwheel_prep_start(timingwheel_get_sqe(sq), b, gb, 0xbeef,
 			       when + 10 * MS, MS, TWHEEL_SQE_RESULT);
 	CHECK_RET(timingwheel_submit(sq), 1);
+	/*
+	 * What follows holds only if no timer fired before b's submit, and
+	 * early came well before when: a guest may stall past either.
+	 */
+	judged = timingwheel_now(CLOCK_MONOTONIC) + 20 * MS < when;
+	if (!judged)
+		printf("# ring_start_expiry: a stall to the due time, not all judged\n");
+	CHECK(!judged || armed_for <= when + 4 * MS, "armed_for %llu",
+	      (unsigned long long)armed_for);
+	CHECK(!judged || enters == (uint64_t)want, "enters %llu, want %d",
+	      (unsigned long long)enters, want);
 	CHECK_RET(ring_reap(&ring, ev, 4, 5000), 4);
 	/* The result comes when b is applied, before or after c fires. */
 	CHECK_RET(split_expiries(ev, 4, x, 3, 0xbeef), 3);
+	if (!judged)
+		order_by_cookie(x, 3, (const uint64_t []){ 0xea, 0xc00c1e, 0xbeef });
 	CHECK(x[0].cookie == 0xea && x[0].flags == TWHEEL_CQE_EXPIRY &&
 	      x[0].due >= early, "early expiry %llx", (unsigned long long)x[0].cookie);
 	CHECK(x[1].flags == TWHEEL_CQE_EXPIRY && x[1].cookie == 0xc00c1e &&
@@ -697,7 +726,7 @@ static void test_ring_start_expiry(void)
 	      (unsigned long long)x[1].due);
 	CHECK(x[2].cookie == 0xbeef && x[2].gen == gb &&
 	      x[2].due >= when + 10 * MS, "second expiry");
-	CHECK(ring.enters == (uint64_t)want, "enters %llu",
+	CHECK(!judged || ring.enters == (uint64_t)want, "enters %llu",
 	      (unsigned long long)ring.enters);
 	CHECK_RET(timingwheel_peek_cqe(&ring, &cqe), -EAGAIN);
 	CHECK_RET(timingwheel_cq_advance(&ring, 1), -EINVAL);
@@ -734,6 +763,7 @@ static void test_ring_peek_enters(void)
 	struct timingwheel_ring ring;
 	struct twheel_cqe *cqe = NULL;
 	struct timingwheel_sq *sq;
+	int judged;
 	long old;
 	uint32_t a;
 	uint16_t ga;
@@ -749,14 +779,17 @@ static void test_ring_peek_enters(void)
 	CHECK_RET(timingwheel_slot_get(sq, &a, &ga), 0);
 	timingwheel_prep_start(timingwheel_get_sqe(sq), a, ga, 0x9ee, when, 0, 0);
 	CHECK_RET(timingwheel_submit(sq), 1);
-	CHECK(timingwheel_now(CLOCK_MONOTONIC) < when, "the submit took 300 ms");
+	/* A guest stalled to the due time: the submit's ENTER may have fired it. */
+	judged = timingwheel_now(CLOCK_MONOTONIC) < when;
+	if (!judged)
+		printf("# ring_peek_enters: the submit took 300 ms, ENTERs not judged\n");
 	end = timingwheel_now(CLOCK_MONOTONIC) + 5000 * MS;
 	while (timingwheel_peek_cqe(&ring, &cqe) == -EAGAIN &&
 	       timingwheel_now(CLOCK_MONOTONIC) < end)
 		sleep_ms(5);
 	CHECK(cqe && cqe->cookie == 0x9ee && cqe->due >= when,
 	      "no expiry by peeking (flags %#x)", ring.hdr->flags);
-	CHECK(ring.enters == 2 || ring.enters == 3, "enters %llu",
+	CHECK(!judged || ring.enters == 2 || ring.enters == 3, "enters %llu",
 	      (unsigned long long)ring.enters);
 	if (cqe)
 		CHECK_RET(timingwheel_cq_advance(&ring, 1), 0);
@@ -768,13 +801,14 @@ static void test_ring_peek_enters(void)
 static void test_ring_stop_won(void)
 {
 	uint64_t anchor = timingwheel_now(CLOCK_MONOTONIC) + 100 * MS;
-	uint64_t when = anchor + 200 * MS;
+	uint64_t when = anchor + 200 * MS, done;
 	struct timingwheel_ring ring;
 	struct twheel_cqe ev[40];
 	struct timingwheel_sq *sq;
 	uint32_t slot[33];
 	uint16_t gen[33];
 	unsigned int i, got, fired_stopped = 0;
+	int won;
 
 	if (ring_open(&ring, 64, 1, 64, 64))
 		return;
@@ -791,17 +825,35 @@ static void test_ring_stop_won(void)
 		timingwheel_prep_stop(timingwheel_get_sqe(sq), slot[i], gen[i], i,
 				      i == 1 ? TWHEEL_SQE_RESULT : 0);
 	CHECK_RET(timingwheel_submit(sq), 16);
-	CHECK(timingwheel_stop_won(sq, when), "wheel_ns %llu, when %llu",
+	/*
+	 * A stop said to win wins, whenever it came.  Said to win it must
+	 * be if it came before @when, and with no ENTER if before @anchor;
+	 * a guest may stall past either, and then those are not judged.
+	 */
+	won = timingwheel_stop_won(sq, when);
+	done = timingwheel_now(CLOCK_MONOTONIC);
+	if (done >= anchor)
+		printf("# ring_stop_won: the stops came %llu ms after the anchor, not all judged\n",
+		       (unsigned long long)(done - anchor) / MS);
+	CHECK(won || done >= when, "wheel_ns %llu, when %llu",
 	      (unsigned long long)sq->wheel_ns, (unsigned long long)when);
-	CHECK(ring.enters == 1, "enters %llu", (unsigned long long)ring.enters);
+	CHECK(done >= anchor || ring.enters == 1, "enters %llu",
+	      (unsigned long long)ring.enters);
 	got = ring_reap(&ring, ev, 40, 1000);
-	CHECK(got == 18, "got %u", got);
-	CHECK(ev[0].flags == TWHEEL_CQE_RESULT && ev[0].cookie == 1 &&
-	      ev[0].res == TWHEEL_STOPPED_PENDING, "stop result %d", ev[0].res);
-	CHECK(got > 1 && ev[1].cookie == 1000, "anchor first");
-	for (i = 2; i < got; i++)
-		fired_stopped += ev[i].cookie % 2 == 1;
-	CHECK(!fired_stopped, "%u stopped timers fired", fired_stopped);
+	CHECK(!won || got == 18, "got %u", got);
+	for (i = 0; i < got; i++) {
+		/* Stops that came too late fail, and say so (ENOENT). */
+		if (ev[i].flags == TWHEEL_CQE_RESULT)
+			CHECK(won ? ev[i].cookie == 1 && ev[i].res == TWHEEL_STOPPED_PENDING :
+			      ev[i].cookie % 2 == 1 && (ev[i].res == -ENOENT ||
+							ev[i].res == TWHEEL_STOPPED_PENDING),
+			      "stop %llu result %d", (unsigned long long)ev[i].cookie, ev[i].res);
+		else
+			fired_stopped += ev[i].cookie % 2 == 1;
+	}
+	CHECK(done >= anchor || (got > 1 && ev[0].flags == TWHEEL_CQE_RESULT &&
+				 ev[1].cookie == 1000), "result, then the anchor");
+	CHECK(!won || !fired_stopped, "%u stopped timers fired", fired_stopped);
 	/* The wheel went past @when: a stop now cannot be said to win. */
 	timingwheel_prep_stop(timingwheel_get_sqe(sq), slot[2], gen[2], 2,
 			      TWHEEL_SQE_RESULT);
