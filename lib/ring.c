@@ -444,28 +444,90 @@ TW_EXPORT void timingwheel_prep_stop(struct twheel_sqe *sqe, uint32_t slot,
 	sqe->arg = 0;
 }
 
-/*
- * The earliest deadline of the starts not yet submitted: when + slack, or
- * a periodic start's first due time (its arg is the period).
+/**
+ * struct tw_due - when the starts not yet submitted may fire, at the latest
+ * @exact: the earliest time asked for by a start without slack, or by a
+ *         periodic start (its first); the kernel fires it at the tick it
+ *         rounds that up to (tw_tick_up())
+ * @slack: the earliest end of a start's slack range, when + slack; the
+ *         kernel picks a tick no later
  */
-static uint64_t tw_earliest(const struct timingwheel_sq *sq)
+struct tw_due {
+	uint64_t	exact;
+	uint64_t	slack;
+};
+
+static void tw_earliest(const struct timingwheel_sq *sq, struct tw_due *d)
 {
-	uint64_t due, min = UINT64_MAX;
 	const struct twheel_sqe *e;
+	uint64_t end;
 	uint32_t i;
 
+	d->exact = UINT64_MAX;
+	d->slack = UINT64_MAX;
 	for (i = sq->pub_tail; i != sq->tail; i++) {
 		e = &sq->sqes[i & sq->mask];
 		if (e->op != TWHEEL_SQE_START)
 			continue;
-		if (e->flags & TWHEEL_SQE_PERIODIC)
-			due = e->when;
-		else
-			due = e->when + e->arg < e->when ? UINT64_MAX : e->when + e->arg;
-		if (due < min)
-			min = due;
+		if ((e->flags & TWHEEL_SQE_PERIODIC) || !e->arg) {
+			if (e->when < d->exact)
+				d->exact = e->when;
+			continue;
+		}
+		end = e->when + e->arg < e->when ? UINT64_MAX : e->when + e->arg;
+		if (end < d->slack)
+			d->slack = end;
 	}
-	return min;
+}
+
+/*
+ * The time @when fires at: rounded up to the file's tick on the host's
+ * clock, as the kernel rounds it (tw_due_tick()), on the rings' view.
+ * @when itself where that cannot be computed (the kernel refuses such a
+ * time, or fires it at once): never later than the kernel's time.
+ */
+static uint64_t tw_tick_up(const struct twheel_ring_hdr *h, uint64_t when)
+{
+	uint64_t res = h->resolution_ns, host, up;
+	int64_t off = h->timens_offset_ns;
+
+	if (when > INT64_MAX || (off >= 0 && when <= (uint64_t)off))
+		return when;
+	host = when - (uint64_t)off;
+	if (!res || host > INT64_MAX - res)
+		return when;
+	up = (host + res - 1) / res * res;
+	return up + (uint64_t)off > INT64_MAX ? when : up + (uint64_t)off;
+}
+
+/*
+ * The units of ring work one hrtimer callback does (uapi.rst): more
+ * entries waiting at once make it leave them, and its timers, to a
+ * system call.
+ */
+#define TW_CALLBACK_UNITS	32
+
+/*
+ * When the starts just published fire, at the earliest, for the ENTER
+ * check.  A start due in the tick the hrtimer is armed for needs no ENTER:
+ * the callback applies it before it fires that tick.  Only a start asked
+ * for before @armed_for is rounded (one division), and only while this
+ * SQ's share of a callback's work holds its backlog (@head: the SQ's head
+ * after the publish) and the wheel has not reached that tick (a callback
+ * for it, under way, may have read the SQ tails already).
+ */
+static uint64_t tw_due_at(const struct timingwheel_sq *sq, struct tw_due *d,
+			  uint64_t armed_for, uint32_t head)
+{
+	uint64_t up;
+
+	if (d->exact < armed_for && armed_for != UINT64_MAX &&
+	    sq->tail - head <= TW_CALLBACK_UNITS / sq->ring->params.nr_sq) {
+		up = tw_tick_up(sq->ring->hdr, d->exact);
+		if (up > sq->wheel_ns)
+			d->exact = up;
+	}
+	return d->exact < d->slack ? d->exact : d->slack;
 }
 
 /* armed_for, wheel_ns and flags, torn-free on a 32-bit process too. */
@@ -487,9 +549,11 @@ static void tw_read_hdr(const struct twheel_ring_hdr *h, uint64_t *armed_for,
 TW_EXPORT int timingwheel_submit(struct timingwheel_sq *sq)
 {
 	uint32_t n = sq->tail - sq->pub_tail, flags, head;
-	uint64_t due = tw_earliest(sq), armed_for;
+	uint64_t due, armed_for;
+	struct tw_due d;
 	int ret;
 
+	tw_earliest(sq, &d);
 	/* sq_set_now()'s time was this batch's. */
 	sq->now_ns = 0;
 	__atomic_store_n(&sq->ctl->tail, sq->tail, __ATOMIC_RELEASE);
@@ -500,6 +564,7 @@ TW_EXPORT int timingwheel_submit(struct timingwheel_sq *sq)
 	head = __atomic_load_n(&sq->ctl->head, __ATOMIC_ACQUIRE);
 	if (flags & TWHEEL_RING_BROKEN)
 		return -EBADFD;
+	due = tw_due_at(sq, &d, armed_for, head);
 	/* An idle hrtimer consumes nothing: entries need an ENTER. */
 	if (due < armed_for || sq->tail - head > sq->mask ||
 	    (n && armed_for == UINT64_MAX) ||

@@ -600,9 +600,10 @@ static void test_ring_sq_full(void)
 	/*
 	 * On a tick: the hrtimer is armed for the start of the slot the timer
 	 * waits in, at most its tick.  Off one, when the tick is the slot's
-	 * first (one run in 4096), the hrtimer is armed for the tick itself,
-	 * after far + i, and the submit below enters, as the library compares
-	 * nanoseconds, not ticks.
+	 * first (one run in 4096), the hrtimer would be armed for the tick
+	 * itself, after far + i: the submit below then takes the library's
+	 * rounding to ticks (ring_enter_in_tick tests that), not this test's
+	 * path.
 	 */
 	far -= far % ring.hdr->resolution_ns;
 	sq = timingwheel_ring_sq(&ring, 0);
@@ -749,6 +750,81 @@ static long set_ring_budget(long v)
 	fprintf(f, "%ld\n", v);
 	fclose(f);
 	return old;
+}
+
+/* Start @n timers asked for at @when in one submit, cookies from @cookie. */
+static void start_n_at(struct timingwheel_sq *sq, unsigned int n, uint64_t when,
+		       uint64_t cookie)
+{
+	uint32_t slot;
+	uint16_t gen;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		CHECK_RET(timingwheel_slot_get(sq, &slot, &gen), 0);
+		timingwheel_prep_start(timingwheel_get_sqe(sq), slot, gen,
+				       cookie + i, when, 0, 0);
+	}
+	CHECK_RET(timingwheel_submit(sq), (int)n);
+}
+
+#define IN_TICK_BURST	33
+
+/*
+ * Starts asked for inside the tick the hrtimer is armed for need no ENTER:
+ * the library rounds them up to the tick as the kernel does.  A tick of
+ * 100 ms, the hrtimer armed for tick B: a start 60 ms before B enters
+ * nothing and fires at B; one 10 ms before B's previous tick enters and
+ * fires at that tick; then 33 at once inside that tick enter, since one
+ * callback would not apply them all.
+ */
+static void test_ring_enter_in_tick(void)
+{
+	struct twheel_ring_setup p = {
+		.capacity = 64, .nr_sq = 1, .sq_entries = 64, .cq_entries = 64,
+	};
+	uint64_t res = 100 * MS, t0 = timingwheel_now(CLOCK_MONOTONIC), b, done;
+	uint64_t asked[4], enters[4];
+	struct twheel_cqe ev[IN_TICK_BURST + 3];
+	struct timingwheel_ring ring;
+	struct timingwheel_sq *sq;
+	int fd = timingwheel_open(CLOCK_MONOTONIC, res, O_NONBLOCK | O_CLOEXEC), i;
+
+	CHECK(fd >= 0, "open: %s", timingwheel_strerror(fd));
+	if (fd < 0 || timingwheel_ring_init(fd, &p, &ring)) {
+		CHECK(fd < 0, "ring_init");
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	/* Ticks are whole on the host's clock, not on a time namespace's view. */
+	b = (t0 - ring.hdr->timens_offset_ns + 400 * MS + res - 1) / res * res +
+	    ring.hdr->timens_offset_ns;
+	asked[0] = b - 30 * MS;
+	asked[1] = b - 60 * MS;
+	asked[2] = b - res - 10 * MS;
+	asked[3] = b - res - 20 * MS;
+	sq = timingwheel_ring_sq(&ring, 0);
+	for (i = 0; i < 4; i++) {
+		start_n_at(sq, i < 3 ? 1 : IN_TICK_BURST, asked[i], i);
+		enters[i] = ring.enters;
+	}
+	/* Judged if nothing fired before the last submit. */
+	done = timingwheel_now(CLOCK_MONOTONIC);
+	if (done >= asked[3])
+		printf("# ring_enter_in_tick: a stall of %llu ms, ENTERs not judged\n",
+		       (unsigned long long)(done - t0) / MS);
+	CHECK(done >= asked[3] || (enters[0] == 1 && enters[1] == 1 && enters[2] == 2 &&
+				   enters[3] == 3),
+	      "ENTERs %llu %llu %llu %llu, want 1 1 2 3", (unsigned long long)enters[0],
+	      (unsigned long long)enters[1], (unsigned long long)enters[2],
+	      (unsigned long long)enters[3]);
+	CHECK_RET(ring_reap(&ring, ev, IN_TICK_BURST + 3, 5000), IN_TICK_BURST + 3);
+	for (i = 0; i < IN_TICK_BURST + 3; i++)
+		CHECK(ev[i].due == (ev[i].cookie < 2 ? b : b - res) && ev[i].fired >= ev[i].due,
+		      "cookie %llu due %lld ms from B", (unsigned long long)ev[i].cookie,
+		      (long long)(ev[i].due - b) / (long long)MS);
+	ring_close(&ring);
 }
 
 /*
@@ -1441,6 +1517,7 @@ static const struct {
 	{ "ring_slots", test_ring_slots },
 	{ "ring_sq_full", test_ring_sq_full },
 	{ "ring_start_expiry", test_ring_start_expiry },
+	{ "ring_enter_in_tick", test_ring_enter_in_tick },
 	{ "ring_peek_enters", test_ring_peek_enters },
 	{ "ring_stop_won", test_ring_stop_won },
 	{ "ring_results", test_ring_results },
