@@ -52,7 +52,8 @@ static int tw_ring_map(struct timingwheel_ring *ring)
 	int rw = PROT_READ | PROT_WRITE;
 	uint32_t i;
 
-	ring->hdr = tw_map(ring->fd, TWHEEL_OFF_RING_HDR, p->hdr_bytes, PROT_READ);
+	if (!ring->hdr)
+		ring->hdr = tw_map(ring->fd, TWHEEL_OFF_RING_HDR, p->hdr_bytes, PROT_READ);
 	if (!ring->hdr)
 		return -errno;
 	ring->cq = tw_map(ring->fd, TWHEEL_OFF_CQ, p->cq_bytes, rw);
@@ -157,19 +158,49 @@ static void tw_ring_timens(struct timingwheel_ring *ring)
 		ring->flags |= TIMINGWHEEL_RING_OTHER_TIMENS;
 }
 
+/*
+ * Rings set up before on @ring->fd (by another process, or another
+ * struct): the header first, one page, and their geometry from it.
+ */
+static int tw_ring_attach(struct timingwheel_ring *ring)
+{
+	struct twheel_ring_setup *p = &ring->params;
+	long page = sysconf(_SC_PAGESIZE);
+	const struct twheel_ring_hdr *h;
+
+	h = tw_map(ring->fd, TWHEEL_OFF_RING_HDR, (size_t)page, PROT_READ);
+	if (!h)
+		return -errno;
+	ring->hdr = h;
+	p->hdr_bytes = (uint32_t)page;
+	p->capacity = h->capacity;
+	p->nr_sq = h->nr_sq;
+	p->sq_entries = h->sq_entries;
+	p->cq_entries = h->cq_entries;
+	p->sq_bytes = h->sq_bytes;
+	p->cq_bytes = h->cq_bytes;
+	return 0;
+}
+
 TW_EXPORT int timingwheel_ring_init(int fd,
 				    const struct twheel_ring_setup *params,
 				    struct timingwheel_ring *ring)
 {
 	int ret;
 
-	if (!params || !ring)
+	if (!ring)
 		return -EINVAL;
 	memset(ring, 0, sizeof(*ring));
 	ring->fd = fd;
-	ring->params = *params;
-	if (ioctl(fd, TWHEEL_IOC_RING_SETUP, &ring->params) < 0)
-		return -errno;
+	if (params) {
+		ring->params = *params;
+		if (ioctl(fd, TWHEEL_IOC_RING_SETUP, &ring->params) < 0)
+			return -errno;
+	} else {
+		ret = tw_ring_attach(ring);
+		if (ret)
+			return ret;
+	}
 	ring->sqs = calloc(ring->params.nr_sq, sizeof(*ring->sqs));
 	/* A stub per SQ after the slots: nr_sq <= 64, no overflow. */
 	ring->slots = calloc((size_t)ring->params.capacity + ring->params.nr_sq,

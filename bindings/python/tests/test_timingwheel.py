@@ -20,6 +20,16 @@ import timingwheel as tw  # noqa: E402
 MS = 1_000_000
 
 
+def wait_queued(dev, n, timeout=3.0):
+    """Wait until n events are queued on dev (blocking the loop, if any),
+    up to timeout seconds; how many are.  A fixed sleep can be outlasted
+    by a late softirq on a slow guest."""
+    deadline = time.monotonic() + timeout
+    while dev.info().queued < n and time.monotonic() < deadline:
+        time.sleep(0.005)
+    return dev.info().queued
+
+
 class Abi(unittest.TestCase):
     def test_ioctl_numbers(self):
         # As the C compiler computes them from include/uapi/linux/timingwheel.h.
@@ -80,8 +90,7 @@ class DeviceTest(unittest.TestCase):
 
     def test_stop_withdraws_expired(self):
         self.dev.start(3, MS)
-        time.sleep(0.02)
-        self.assertEqual(self.dev.info().queued, 1)
+        self.assertEqual(wait_queued(self.dev, 1), 1)
         self.assertEqual(self.dev.stop(3), tw.STOPPED_EXPIRED)
         self.assertEqual(self.dev.read(), [])
 
@@ -138,8 +147,7 @@ class WheelTest(unittest.IsolatedAsyncioTestCase):
         # withdraws it and the callback never runs.
         got = []
         handle = self.wheel.call_later(0.001, got.append, 1)
-        time.sleep(0.02)
-        self.assertEqual(self.wheel.device.info().queued, 1)
+        self.assertEqual(wait_queued(self.wheel.device, 1), 1)
         self.assertTrue(handle.cancel())
         self.assertEqual(self.wheel.device.info().queued, 0)
         await asyncio.sleep(0.02)

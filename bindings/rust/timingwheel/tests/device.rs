@@ -42,7 +42,11 @@ fn start_query_stop() {
     assert_eq!(dev.stop(7).unwrap_err().kind(), io::ErrorKind::NotFound);
     assert_eq!(dev.events().count(), 0);
     dev.start(8, Duration::from_millis(1)).unwrap();
-    std::thread::sleep(Duration::from_millis(20));
+    // Its event, waited for: a fixed sleep can be outlasted by a late softirq.
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while dev.info().unwrap().queued < 1 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
     assert_eq!(dev.info().unwrap().queued, 1);
     assert_eq!(dev.stop(8).unwrap(), Stopped::Expired);
     assert_eq!(dev.info().unwrap().queued, 0);

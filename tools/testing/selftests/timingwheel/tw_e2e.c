@@ -150,6 +150,21 @@ static size_t read_events(int fd, struct twheel_event *ev, size_t n, int timeout
 	return got;
 }
 
+/*
+ * Wait up to 3 s until @n events are queued on @fd; how many are.  A test
+ * that needs its timers fired waits for them, not for a fixed time, which
+ * a late softirq (a TCG guest, an RT kernel's ktimers thread) can outlast.
+ */
+static unsigned long long wait_queued(int fd, unsigned long long n)
+{
+	uint64_t end = now_ns() + 3000 * MS;
+	unsigned long long q;
+
+	while ((q = info(fd).queued) < n && now_ns() < end)
+		sleep_ms(5);
+	return q;
+}
+
 static int set_config(int fd, uint32_t clockid, uint64_t res)
 {
 	struct twheel_config c = { .clockid = clockid, .resolution_ns = res };
@@ -424,7 +439,7 @@ static void t_short_read_and_nonblock(struct __test_metadata *_metadata)
 	EXPECT_TRUE(read(fd, ev, 0) == -1 && errno == EINVAL);
 	EXPECT_TRUE(read(fd, ev, sizeof(ev)) == -1 && errno == EAGAIN);
 	EXPECT_TRUE(start(fd, 5, 0, 0, 0) == 0);
-	sleep_ms(100);
+	EXPECT_TRUE(wait_queued(fd, 1) == 1);
 	/* A buffer of one and a half records gets one. */
 	EXPECT_TRUE(read(fd, ev, sizeof(ev[0]) * 3 / 2) == sizeof(ev[0]));
 	EXPECT_TRUE(ev[0].id == 5 && ev[0].__reserved == 0 && ev[0].flags == 0);
@@ -580,8 +595,7 @@ static void t_stop_withdraws_event(struct __test_metadata *_metadata)
 	struct twheel_event ev;
 
 	EXPECT_TRUE(start(fd, 4, 10 * MS, 0, 0) == 0);
-	sleep_ms(100);
-	EXPECT_TRUE(info(fd).queued == 1);
+	EXPECT_TRUE(wait_queued(fd, 1) == 1);
 	EXPECT_TRUE(stop(fd, 4) == TWHEEL_STOPPED_EXPIRED);
 	EXPECT_TRUE(info(fd).queued == 0);
 	EXPECT_TRUE(read(fd, &ev, sizeof(ev)) == -1 && errno == EAGAIN)
@@ -642,7 +656,7 @@ static void t_replace_and_query(struct __test_metadata *_metadata)
 
 	/* Replacing an expired, unread timer withdraws its event. */
 	EXPECT_TRUE(start(fd, 2, 0, 0, 0) == 0);
-	sleep_ms(50);
+	EXPECT_TRUE(wait_queued(fd, 1) == 1);
 	q.id = 2;
 	EXPECT_TRUE(tw_ioctl(fd, TWHEEL_IOC_QUERY, &q) == 0 && q.state == TWHEEL_STATE_EXPIRED &&
 		    q.remaining == 0);
@@ -709,7 +723,7 @@ static void t_refused_replace_keeps_event(struct __test_metadata *_metadata)
 			TH_LOG("%d", i);
 		sleep_ms(20);
 	}
-	EXPECT_TRUE(info(fd).queued == 3);
+	EXPECT_TRUE(wait_queued(fd, 3) == 3);
 	EXPECT_TRUE(tw_ioctl(fd, TWHEEL_IOC_QUERY, &q) == 0 && q.state == TWHEEL_STATE_EXPIRED);
 	due = q.due;
 	EXPECT_TRUE(start(fd, 2, info(fd).range_ns + 1000 * MS, 0,
@@ -780,7 +794,7 @@ static void t_read_fault_keeps_events(struct __test_metadata *_metadata)
 	struct twheel_event ev[3];
 
 	EXPECT_TRUE(start(fd, 1, 0, 0, 0) == 0 && start(fd, 2, 0, 0, 0) == 0);
-	sleep_ms(100);
+	EXPECT_TRUE(wait_queued(fd, 2) == 2);
 	EXPECT_TRUE(read(fd, bad_ptr(), sizeof(ev)) == -1 && errno == EFAULT);
 	EXPECT_TRUE(info(fd).queued == 2)
 		TH_LOG("a failed copy must not lose events");
@@ -1108,8 +1122,7 @@ static void t_read_bounded(struct __test_metadata *_metadata)
 	start_many(_metadata, fd, 0, N, MS, 200000, &ok, &nospc);
 	EXPECT_TRUE(ok == N)
 		TH_LOG("%d started", ok);
-	sleep_ms(300);
-	EXPECT_TRUE(info(fd).queued == N)
+	EXPECT_TRUE(wait_queued(fd, N) == N)
 		TH_LOG("queued %llu", (unsigned long long)info(fd).queued);
 	r = read(fd, ev, sizeof(ev));
 	EXPECT_TRUE(r > 0 && r / sizeof(ev[0]) <= N)
@@ -1404,7 +1417,7 @@ static void t_stalled_reader(struct __test_metadata *_metadata)
 	/* Two records straddling into the stalled page: one copy of both. */
 	rd.buf = (struct twheel_event *)(map + 4096 - sizeof(struct twheel_event));
 	EXPECT_TRUE(start(fd, 1, 0, 0, 0) == 0 && start(fd, 2, 0, 0, 0) == 0);
-	sleep_ms(50);
+	EXPECT_TRUE(wait_queued(fd, 2) == 2);
 	pthread_create(&t1, NULL, stall_read, &rd);
 	p = (struct pollfd){ .fd = uffd, .events = POLLIN };
 	EXPECT_TRUE(poll(&p, 1, 10000) == 1 && read(uffd, &msg, sizeof(msg)) == sizeof(msg))

@@ -135,6 +135,17 @@ static uint64_t tring_armed_for(const struct tring *r)
 	return v;
 }
 
+/* Wait up to 3 s until @n events wait for CQ room; how many do. */
+static uint64_t tring_wait_waiting(struct tring *r, uint64_t n)
+{
+	uint64_t end = now_ns() + 3000 * MS, w;
+
+	while ((w = __atomic_load_n(&r->hdr->waiting, __ATOMIC_ACQUIRE)) < n &&
+	       now_ns() < end)
+		sleep_ms(5);
+	return w;
+}
+
 /*
  * Publish the entries written, then the store-buffering check: enter only
  * if a start is due before the hrtimer, or a flag asks for it.
@@ -535,6 +546,7 @@ static void t_ring_periodic_waits(struct __test_metadata *_metadata)
 	tring_periodic(&r, 0, 100, first, p, 0);
 	EXPECT_TRUE(tring_submit(&r, 0) == 0);
 	sleep_ms(100);
+	tring_wait_waiting(&r, 1);
 	slept = now_ns();
 	EXPECT_TRUE(r.hdr->waiting == 1 && info(r.fd).pending == 0)
 		TH_LOG("waiting %llu", (unsigned long long)r.hdr->waiting);
@@ -603,7 +615,7 @@ static void t_ring_cq_full_waits(struct __test_metadata *_metadata)
 	for (i = 0; i < 100; i++)
 		tring_start(&r, i, 1, i, when + (i / 10) * MS, 0);
 	EXPECT_TRUE(tring_submit(&r, when) == 0);
-	sleep_ms(200);
+	tring_wait_waiting(&r, 92);
 	EXPECT_TRUE(info(r.fd).queued == 92 && r.hdr->waiting == 92)
 		TH_LOG("queued %llu", (unsigned long long)info(r.fd).queued);
 	while (got < 100) {
@@ -644,7 +656,7 @@ static void t_ring_start_erange(struct __test_metadata *_metadata)
 		tring_start(&r, i, 1, i, soon + i * 1000, 0);
 	tring_start(&r, 10, 1, 10, soon + 1000 * MS, 0);
 	EXPECT_TRUE(tring_submit(&r, soon) == 0);
-	sleep_ms(300);
+	tring_wait_waiting(&r, 2);
 	/* Until slot 10 fires too. */
 	EXPECT_BEFORE(soon + 1000 * MS, r.hdr->waiting == 2);
 	tring_start(&r, 9, 1, 109, far, TWHEEL_SQE_REPLACE);	/* waiting */

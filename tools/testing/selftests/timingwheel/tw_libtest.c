@@ -67,6 +67,21 @@ static void sleep_ms(unsigned int ms)
 		;
 }
 
+/*
+ * Wait up to 3 s until @n events are queued on @fd; how many are.  A test
+ * that needs its timers fired waits for them, not for a fixed time.
+ */
+static uint64_t wait_queued(int fd, uint64_t n)
+{
+	uint64_t end = timingwheel_now(CLOCK_MONOTONIC) + 3000 * MS;
+	struct twheel_info info = { 0 };
+
+	while (!timingwheel_info(fd, &info) && info.queued < n &&
+	       timingwheel_now(CLOCK_MONOTONIC) < end)
+		sleep_ms(5);
+	return info.queued;
+}
+
 static void test_open(void)
 {
 	struct twheel_info info;
@@ -292,7 +307,7 @@ static void test_read(void)
 	CHECK_RET(timingwheel_read(fd, ev, 0), -EINVAL);
 	for (i = 0; i < 10; i++)
 		CHECK_RET(timingwheel_start_after(fd, 100 + i, 5 * MS), 0);
-	sleep_ms(100);
+	CHECK(wait_queued(fd, 10) == 10, "ten events");
 	/* Ten events through a buffer of four: 4, 4, 2. */
 	CHECK_RET(timingwheel_read(fd, ev, 4), 4);
 	CHECK_RET(timingwheel_read(fd, ev, 4), 4);
@@ -302,7 +317,7 @@ static void test_read(void)
 	CHECK_RET(timingwheel_read(fd, ev, 4), -EAGAIN);
 	/* An expired timer stopped: its event is withdrawn. */
 	CHECK_RET(timingwheel_start_after(fd, 7, MS), 0);
-	sleep_ms(50);
+	CHECK(wait_queued(fd, 1) == 1, "its event");
 	CHECK_RET(timingwheel_stop(fd, 7), TWHEEL_STOPPED_EXPIRED);
 	CHECK_RET(timingwheel_read(fd, ev, 8), -EAGAIN);
 	close(fd);
@@ -511,7 +526,7 @@ static void test_ring_init_exit(void)
 	void *hdr, *cq, *sq1;
 	int fd = open_nb();
 
-	CHECK_RET(timingwheel_ring_init(fd, NULL, &ring), -EINVAL);
+	CHECK_RET(timingwheel_ring_init(fd, &p, NULL), -EINVAL);
 	p.capacity = 0;
 	CHECK_RET(timingwheel_ring_init(fd, &p, &ring), -EINVAL);
 	p.capacity = 5;
@@ -750,6 +765,47 @@ static long set_ring_budget(long v)
 	fprintf(f, "%ld\n", v);
 	fclose(f);
 	return old;
+}
+
+/*
+ * timingwheel_ring_init() with no parameters attaches to rings set up
+ * before: their geometry from the header, ENODEV on a file without them.
+ * A start through the attached struct's SQ 1 reaches the first's CQ.
+ */
+static void test_ring_attach(void)
+{
+	struct timingwheel_ring a, b;
+	struct twheel_cqe ev;
+	struct timingwheel_sq *sq;
+	int fd = open_nb();
+	uint32_t slot = UINT32_MAX;
+	uint16_t gen;
+
+	CHECK_RET(timingwheel_ring_init(fd, NULL, &b), -ENODEV);
+	close(fd);
+	if (ring_open(&a, 16, 2, 8, 32))
+		return;
+	CHECK_RET(timingwheel_ring_init(a.fd, NULL, &b), 0);
+	CHECK(b.params.capacity == 16 && b.params.nr_sq == 2 &&
+	      b.params.sq_entries == 8 && b.params.cq_entries == 32 &&
+	      b.params.sq_bytes == a.params.sq_bytes &&
+	      b.params.cq_bytes == a.params.cq_bytes &&
+	      b.params.hdr_bytes == a.params.hdr_bytes, "geometry %u %u %u %u",
+	      b.params.capacity, b.params.nr_sq, b.params.sq_entries,
+	      b.params.cq_entries);
+	sq = timingwheel_ring_sq(&b, 1);
+	CHECK(sq && !timingwheel_slot_get(sq, &slot, &gen) && slot >= 8 && slot < 16,
+	      "SQ 1's share");
+	if (sq) {
+		timingwheel_prep_start_in(sq, timingwheel_get_sqe(sq), slot, gen,
+					  0xa77, 10 * MS, 0, 0);
+		CHECK_RET(timingwheel_submit(sq), 1);
+	}
+	CHECK_RET(ring_reap(&a, &ev, 1, 5000), 1);
+	CHECK(ev.cookie == 0xa77 && ev.slot == slot && ev.flags == TWHEEL_CQE_EXPIRY,
+	      "cookie %llx", (unsigned long long)ev.cookie);
+	timingwheel_ring_exit(&b);
+	ring_close(&a);
 }
 
 /* Start @n timers asked for at @when in one submit, cookies from @cookie. */
@@ -1051,7 +1107,8 @@ static void test_ring_cq_overflow(void)
 				       when + (i / 10) * MS, 0, 0);
 	}
 	CHECK_RET(timingwheel_submit(sq), 100);
-	sleep_ms(200);
+	for (i = 0; i < 600 && ring.hdr->waiting < 92; i++)
+		sleep_ms(5);
 	CHECK(ring.hdr->waiting == 92, "waiting %llu",
 	      (unsigned long long)ring.hdr->waiting);
 	/*
@@ -1518,6 +1575,7 @@ static const struct {
 	{ "ring_sq_full", test_ring_sq_full },
 	{ "ring_start_expiry", test_ring_start_expiry },
 	{ "ring_enter_in_tick", test_ring_enter_in_tick },
+	{ "ring_attach", test_ring_attach },
 	{ "ring_peek_enters", test_ring_peek_enters },
 	{ "ring_stop_won", test_ring_stop_won },
 	{ "ring_results", test_ring_results },
