@@ -158,16 +158,28 @@ static void tw_ring_timens(struct timingwheel_ring *ring)
 		ring->flags |= TIMINGWHEEL_RING_OTHER_TIMENS;
 }
 
+/* A power of two in [TWHEEL_RING_MIN_ENTRIES, @max]. */
+static int tw_pow2_in(uint32_t n, uint32_t max)
+{
+	return n >= TWHEEL_RING_MIN_ENTRIES && n <= max && !(n & (n - 1));
+}
+
 /*
  * Rings set up before on @ring->fd (by another process, or another
- * struct): the header first, one page, and their geometry from it.
+ * struct): the file asked first whether it is the device (EBADF,
+ * ENOTTY), then the header mapped, one page, and the geometry read from
+ * it and checked as a setup's would be.
  */
 static int tw_ring_attach(struct timingwheel_ring *ring)
 {
 	struct twheel_ring_setup *p = &ring->params;
 	long page = sysconf(_SC_PAGESIZE);
 	const struct twheel_ring_hdr *h;
+	struct twheel_info info;
+	int ret = timingwheel_info(ring->fd, &info);
 
+	if (ret)
+		return ret;
 	h = tw_map(ring->fd, TWHEEL_OFF_RING_HDR, (size_t)page, PROT_READ);
 	if (!h)
 		return -errno;
@@ -179,7 +191,33 @@ static int tw_ring_attach(struct timingwheel_ring *ring)
 	p->cq_entries = h->cq_entries;
 	p->sq_bytes = h->sq_bytes;
 	p->cq_bytes = h->cq_bytes;
+	if (!p->capacity || p->capacity > TWHEEL_RING_MAX_CAPACITY ||
+	    !p->nr_sq || p->nr_sq > TWHEEL_RING_MAX_SQ ||
+	    !tw_pow2_in(p->sq_entries, TWHEEL_RING_MAX_SQ_ENTRIES) ||
+	    !tw_pow2_in(p->cq_entries, TWHEEL_RING_MAX_CQ) ||
+	    p->sq_bytes < sizeof(struct twheel_ring_ctl) +
+			  (uint64_t)p->sq_entries * sizeof(struct twheel_sqe) ||
+	    p->cq_bytes < sizeof(struct twheel_ring_ctl) +
+			  (uint64_t)p->cq_entries * sizeof(struct twheel_cqe))
+		return -EINVAL;
 	return 0;
+}
+
+/*
+ * Attached: the indices where the kernel and the rings' other users left
+ * them, the CQ's head and every SQ's tail (0 after a setup).
+ */
+static void tw_ring_resume(struct timingwheel_ring *ring)
+{
+	uint32_t i;
+
+	ring->cq_head = __atomic_load_n(&ring->cq->head, __ATOMIC_ACQUIRE);
+	for (i = 0; i < ring->params.nr_sq; i++) {
+		struct timingwheel_sq *sq = &ring->sqs[i];
+
+		sq->tail = __atomic_load_n(&sq->ctl->tail, __ATOMIC_ACQUIRE);
+		sq->pub_tail = sq->tail;
+	}
 }
 
 TW_EXPORT int timingwheel_ring_init(int fd,
@@ -214,6 +252,8 @@ TW_EXPORT int timingwheel_ring_init(int fd,
 		return ret;
 	}
 	tw_ring_lists(ring);
+	if (!params)
+		tw_ring_resume(ring);
 	tw_ring_timens(ring);
 	return 0;
 }

@@ -77,14 +77,16 @@ int main(void)
 	CHECK_RET(timingwheel_config(-1, def, TWHEEL_MAX_RESOLUTION_NS + 1), -EINVAL);
 	CHECK_RET(timingwheel_config(-1, def, 0), -EBADF);
 	CHECK_RET(timingwheel_config(-1, CLOCK_BOOTTIME, TWHEEL_MAX_RESOLUTION_NS), -EBADF);
-	/* The ring API: no params, a bad descriptor, and not the device. */
-	CHECK_RET(timingwheel_ring_init(-1, NULL, &ring), -EINVAL);
+	/* The ring API: no ring, a bad descriptor, and not the device. */
+	CHECK_RET(timingwheel_ring_init(-1, NULL, &ring), -EBADF);
 	CHECK_RET(timingwheel_ring_init(-1, &setup, NULL), -EINVAL);
 	CHECK_RET(timingwheel_ring_init(-1, &setup, &ring), -EBADF);
 	check(!ring.hdr && !ring.sqs && !timingwheel_ring_sq(&ring, 0),
 	      "a failed timingwheel_ring_init() leaves nothing mapped", 0);
 	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	CHECK_RET(timingwheel_ring_init(fd, &setup, &ring), -ENOTTY);
+	/* Attaching asks the file first: no mapping of what is not the device. */
+	CHECK_RET(timingwheel_ring_init(fd, NULL, &ring), -ENOTTY);
 	close(fd);
 
 	if (access(TIMINGWHEEL_DEVICE, F_OK) && errno == ENOENT) {

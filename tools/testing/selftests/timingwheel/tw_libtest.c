@@ -767,24 +767,42 @@ static long set_ring_budget(long v)
 	return old;
 }
 
+/* Start one timer through @sq, due in 10 ms; its slot. */
+static uint32_t start_one_in(struct timingwheel_sq *sq, uint64_t cookie)
+{
+	struct twheel_sqe *e = timingwheel_get_sqe(sq);
+	uint32_t slot = UINT32_MAX;
+	uint16_t gen;
+
+	CHECK(e, "no free entry");
+	CHECK_RET(timingwheel_slot_get(sq, &slot, &gen), 0);
+	if (!e)
+		return slot;
+	timingwheel_prep_start_in(sq, e, slot, gen, cookie, 10 * MS, 0, 0);
+	CHECK_RET(timingwheel_submit(sq), 1);
+	return slot;
+}
+
 /*
  * timingwheel_ring_init() with no parameters attaches to rings set up
- * before: their geometry from the header, ENODEV on a file without them.
- * A start through the attached struct's SQ 1 reaches the first's CQ.
+ * before: their geometry from the header, the CQ's head and the SQs'
+ * tails where the first struct left them; ENOTTY for a file not the
+ * device, ENODEV for one without rings.  The first struct starts and
+ * reaps one timer through SQ 1, then hands both over.
  */
 static void test_ring_attach(void)
 {
 	struct timingwheel_ring a, b;
 	struct twheel_cqe ev;
-	struct timingwheel_sq *sq;
 	int fd = open_nb();
-	uint32_t slot = UINT32_MAX;
-	uint16_t gen;
+	uint32_t slot;
 
 	CHECK_RET(timingwheel_ring_init(fd, NULL, &b), -ENODEV);
 	close(fd);
 	if (ring_open(&a, 16, 2, 8, 32))
 		return;
+	start_one_in(timingwheel_ring_sq(&a, 1), 0xa1);
+	CHECK(ring_reap(&a, &ev, 1, 5000) == 1 && ev.cookie == 0xa1, "a's own");
 	CHECK_RET(timingwheel_ring_init(a.fd, NULL, &b), 0);
 	CHECK(b.params.capacity == 16 && b.params.nr_sq == 2 &&
 	      b.params.sq_entries == 8 && b.params.cq_entries == 32 &&
@@ -793,16 +811,11 @@ static void test_ring_attach(void)
 	      b.params.hdr_bytes == a.params.hdr_bytes, "geometry %u %u %u %u",
 	      b.params.capacity, b.params.nr_sq, b.params.sq_entries,
 	      b.params.cq_entries);
-	sq = timingwheel_ring_sq(&b, 1);
-	CHECK(sq && !timingwheel_slot_get(sq, &slot, &gen) && slot >= 8 && slot < 16,
-	      "SQ 1's share");
-	if (sq) {
-		timingwheel_prep_start_in(sq, timingwheel_get_sqe(sq), slot, gen,
-					  0xa77, 10 * MS, 0, 0);
-		CHECK_RET(timingwheel_submit(sq), 1);
-	}
-	CHECK_RET(ring_reap(&a, &ev, 1, 5000), 1);
-	CHECK(ev.cookie == 0xa77 && ev.slot == slot && ev.flags == TWHEEL_CQE_EXPIRY,
+	CHECK(b.cq_head == 1, "CQ head %u", b.cq_head);
+	slot = start_one_in(timingwheel_ring_sq(&b, 1), 0xb1);
+	CHECK(slot >= 8 && slot < 16, "SQ 1's share: %u", slot);
+	CHECK_RET(ring_reap(&b, &ev, 1, 5000), 1);
+	CHECK(ev.cookie == 0xb1 && ev.slot == slot && ev.flags == TWHEEL_CQE_EXPIRY,
 	      "cookie %llx", (unsigned long long)ev.cookie);
 	timingwheel_ring_exit(&b);
 	ring_close(&a);
