@@ -167,10 +167,15 @@ private:
 	Tick target_;
 };
 
+/*
+ * A stopped timer's tick is set to 0, as a new one's is, so that every timer
+ * not pending is due at or before now: schedule_in_range() then knows a
+ * timer due in its range is pending from the tick alone (see there).
+ */
 void TimerEventInterface::cancel()
 {
-	if (wheel_)
-		tw_stop(&wheel_->w_, &node_);
+	if (wheel_ && tw_stop(&wheel_->w_, &node_))
+		node_.expires = 0;
 }
 
 bool TimerWheel::advance(Tick delta, size_t max_execute, int level)
@@ -208,13 +213,17 @@ void TimerWheel::schedule_in_range(TimerEventInterface *event, Tick start,
 	/*
 	 * tw_modify_range()'s own first test, a pending timer already due in
 	 * the range is left alone, taken here in ticks from now as Ratas
-	 * gives the range: the checks on @start and @end, the same on every
-	 * call, are then made once for a caller's calls in a row.  A timer
-	 * on the overdue list due before now is, the difference wrapping,
-	 * at least 2^63 ticks "ahead", past any @end allowed: it fails the
-	 * test as it fails tw_modify_range()'s.
+	 * gives the range: what it costs is paid once per call, not per
+	 * check of @start and @end.  It reads one word of the event, its
+	 * tick, next to the event's header, as Ratas' reads its own two:
+	 * a timer in a wheel slot is due 1 to 2^63 - 1 ticks ahead, and
+	 * every other one at or before now (0 or, the difference wrapping,
+	 * 2^63 or more ahead): a timer on the overdue list, one that fired at
+	 * its tick, one never started and one cancel() stopped, at tick 0.
+	 * So a tick in the range, taken as signed and above 0, is a pending
+	 * timer's.
 	 */
-	if (end < TW_MAX_TICK && event->active() && d >= start && d <= end)
+	if ((int64_t)d > 0 && d >= start && d <= end)
 		return;
 	if (!event->active())
 		event->wheel_ = this;
