@@ -25,12 +25,16 @@ static const char *const tw_errors[] = {
 	[EBUSY]		= "its event is being read now (retry); or config after the first timer",
 	[EEXIST]	= "the timer id is in use; TWHEEL_TIMER_REPLACE re-arms it",
 	[ENODEV]	=
-		"no timingwheel device behind /dev/timingwheel: module not loaded (modprobe timingwheel)",
+		"from a ring call: the file has no rings (set them up first); from open: no timingwheel device behind /dev/timingwheel, module not loaded (modprobe timingwheel)",
 	[EINVAL]	= "unknown flag or op, reserved field set, bad clock, resolution, interval",
 	[EMFILE]	= "too many open files: the user's max_user_files, or the process's limit",
 	[ENOTTY]	= "not a timingwheel file, or an ioctl this module does not know",
 	[ENOSPC]	= "timer limit: the file's max_timers or the user's max_user_timers",
 	[ERANGE]	= "the expiry is beyond the wheel's range (range_ns)",
+	[EOPNOTSUPP]	=
+		"rings on a kernel without them, or a periodic entry on rings set up without periodic slots",
+	[EBADFD]	=
+		"the file's rings are broken: their shared memory was corrupted (close the file)",
 };
 
 TW_EXPORT const char *timingwheel_strerror(int err)

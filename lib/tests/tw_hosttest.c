@@ -101,6 +101,9 @@ int main(void)
 	check_text(-ENOENT, "no such timer");
 	check_text(-ENOENT, "module not loaded (modprobe timingwheel)");
 	check_text(-ENODEV, "modprobe timingwheel");
+	check_text(-ENODEV, "the file has no rings");
+	check_text(-EBADFD, "rings are broken");
+	check_text(-EOPNOTSUPP, "without periodic slots");
 	check_text(-EACCES, "udev rule and group in packaging.rst");
 
 	/* The default is no clock of the kernel's, and stands for MONOTONIC. */
