@@ -14,7 +14,10 @@
  *                                  unreached is kept, and the next call's
  *                                  delta adds to it, as Ratas' pending ticks
  *   ticks_to_next_event(max)       tw_next_event() bounded by now + max
- *   TimerEventInterface::cancel()  tw_stop()
+ *   TimerEventInterface::cancel()  tw_stop(), and the event's tick set to
+ *                                  0: scheduled_at() of a cancelled event
+ *                                  is 0 here, where Ratas keeps its last
+ *                                  tick (see schedule_in_range())
  *
  * As Ratas, everything the program calls per timer is inline here; the
  * wheel's inline fast paths are in tw_core.h, the rest in tw_core.c,
