@@ -206,6 +206,8 @@ int main(int argc, char **argv)
 	uint64_t seed = s ? strtoull(s, NULL, 0) : (uint64_t)time(NULL);
 
 	rng_state = seed ? seed : 1;
+	/* First, so that a crash can be replayed too. */
+	fprintf(stderr, "tw_ratas_check: seed %" PRIu64 "\n", seed);
 	for (int i = 0; i < NR_EVENTS; i++)
 		units[i].id_ = i;
 	for (steps_done = 0; steps_done < steps && failures < 10; steps_done++)
