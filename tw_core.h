@@ -109,7 +109,7 @@ struct tw_wheel {
 	struct hlist_head	slots[TW_MAX_LEVELS * TW_LEVEL_SLOTS];
 };
 
-/* Called once per expired timer; it may start or stop any timer of the wheel. */
+/* Called once per expired timer: it may start or stop any timer, never advance. */
 typedef void (*tw_expire_fn)(struct tw_timer *timer, void *data);
 
 int tw_init(struct tw_wheel *wheel, const u8 *level_bits,

@@ -42,12 +42,21 @@ typedef uint64_t Tick;
 
 class TimerWheel;
 
-/* The wheel's node, first and at a fixed offset, for the expiry callback. */
+/*
+ * The wheel an event was last scheduled on, then the wheel's node, at a
+ * fixed offset for the expiry callback: after the vtable pointer, in this
+ * order (the bases' order), so that schedule_in_range()'s first test reads
+ * the two words it needs side by side, as Ratas reads its own two.
+ */
+struct TwRatasWheelRef {
+	TimerWheel *wheel_ = nullptr;
+};
+
 struct TwRatasNode {
 	struct tw_timer node_;
 };
 
-class TimerEventInterface : private TwRatasNode {
+class TimerEventInterface : private TwRatasWheelRef, private TwRatasNode {
 public:
 	TimerEventInterface()
 	{
@@ -84,7 +93,7 @@ private:
 			reinterpret_cast<TwRatasNode *>(t));
 	}
 
-	TimerWheel *wheel_ = nullptr;
+	inline void move(TimerWheel *w);
 };
 
 template <typename CBType>
@@ -151,6 +160,12 @@ public:
 					int level = 0);
 
 private:
+	__attribute__((__noinline__, __cold__))
+	void schedule_moved(TimerEventInterface *event, Tick delta);
+	__attribute__((__noinline__, __cold__))
+	void schedule_in_range_moved(TimerEventInterface *event, Tick start,
+				     Tick end);
+
 	TimerWheel(const TimerWheel &other) = delete;
 	TimerWheel &operator=(const TimerWheel &other) = delete;
 	friend TimerEventInterface;
@@ -181,6 +196,33 @@ void TimerEventInterface::cancel()
 		node_.expires = 0;
 }
 
+/*
+ * Ratas lets an event move from one wheel to another: it leaves the first,
+ * for @w, where the caller then schedules it.
+ */
+void TimerEventInterface::move(TimerWheel *w)
+{
+	cancel();
+	wheel_ = w;
+}
+
+/*
+ * Out of line, and a call of its own, so that the common case, an event
+ * of this wheel or a new one, keeps what it loaded in registers.
+ */
+void TimerWheel::schedule_moved(TimerEventInterface *event, Tick delta)
+{
+	event->move(this);
+	schedule(event, delta);
+}
+
+void TimerWheel::schedule_in_range_moved(TimerEventInterface *event,
+					 Tick start, Tick end)
+{
+	event->move(this);
+	schedule_in_range(event, start, end);
+}
+
 bool TimerWheel::advance(Tick delta, size_t max_execute, int level)
 {
 	unsigned int budget = max_execute < TW_NO_BUDGET ?
@@ -196,13 +238,16 @@ bool TimerWheel::advance(Tick delta, size_t max_execute, int level)
 
 /*
  * A tick out of the wheel's range fails (-ERANGE) and aborts, as Ratas'
- * asserts would; a delta or an end below 2^63 does not wrap.  A pending
- * timer is on this wheel already: only a new one learns which it is.
+ * asserts would; a delta or an end below 2^63 does not wrap.  Only
+ * schedule_in_range() of a pending event already due in its range returns
+ * first, whatever its end, as Ratas' does.
  */
 void TimerWheel::schedule(TimerEventInterface *event, Tick delta)
 {
 	if (!event->active())
 		event->wheel_ = this;
+	else if (event->wheel_ != this)
+		return schedule_moved(event, delta);
 	if (delta >= TW_MAX_TICK ||
 	    tw_modify(&w_, &event->node_, tw_now(&w_) + delta))
 		abort();
@@ -224,12 +269,16 @@ void TimerWheel::schedule_in_range(TimerEventInterface *event, Tick start,
 	 * 2^63 or more ahead): a timer on the overdue list, one that fired at
 	 * its tick, one never started and one cancel() stopped, at tick 0.
 	 * So a tick in the range, taken as signed and above 0, is a pending
-	 * timer's.
+	 * timer's, if the event is this wheel's: the tick of one that fired
+	 * on another wheel is that wheel's, and may be ahead of this one's
+	 * now.  Its wheel is read beside its tick.
 	 */
-	if ((int64_t)d > 0 && d >= start && d <= end)
+	if ((int64_t)d > 0 && d >= start && d <= end && event->wheel_ == this)
 		return;
 	if (!event->active())
 		event->wheel_ = this;
+	else if (event->wheel_ != this)
+		return schedule_in_range_moved(event, start, end);
 	if (end >= TW_MAX_TICK ||
 	    tw_modify_range(&w_, &event->node_, now + start, now + end))
 		abort();

@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tw_ratas.hh against a model of Ratas' interface, seeded: random
- * schedule(), schedule_in_range(), cancel(), advance() and
- * ticks_to_next_event() calls on a few events, some of them made from the
- * events' own callbacks, each checked against what Ratas promises:
+ * schedule(), schedule_in_range(), cancel(), advance() (with and without a
+ * budget) and ticks_to_next_event() calls on a few events and two wheels,
+ * events moving between them, some calls made from the events' own
+ * callbacks, and one-shot events that delete themselves as they fire; each
+ * checked against what Ratas promises:
  *
  *   - an event fires once, at the tick it was scheduled for, never early
  *     and never late (advance() fires everything up to its target);
  *   - schedule_in_range() leaves a pending event already due in its range
  *     alone, and otherwise leaves it pending at a tick in the range;
  *   - active() is true exactly while the event is pending;
- *   - ticks_to_next_event() never reports a tick past a pending event's.
+ *   - ticks_to_next_event() never reports a tick past a pending event's;
+ *   - an event scheduled on another wheel leaves the first (the sanitizers
+ *     see a wheel that touches an event after its callback freed it).
  *
  * The adapter's own shortcut in schedule_in_range(), which tells a pending
  * event from its tick alone (cancel() sets a stopped one's to 0), is what
@@ -28,6 +32,7 @@
 #include "tw_ratas.hh"
 
 #define NR_EVENTS	48
+#define NR_WHEELS	2
 
 /*
  * What Ratas promises of an event: pending or not, and its tick.  One armed
@@ -39,6 +44,7 @@ struct Model {
 	bool pending;
 	bool overdue;
 	Tick due;
+	int w;
 };
 
 class Unit {
@@ -50,14 +56,15 @@ public:
 	MemberTimerEvent<Unit, &Unit::fire> ev_;
 };
 
-/* Before the events, so that it outlives them. */
-static TimerWheel the_wheel;
-static TimerWheel *const wheel = &the_wheel;
+/* Before the events, so that they outlive them. */
+static TimerWheel wheels[NR_WHEELS];
 static Unit units[NR_EVENTS];
 static Model model[NR_EVENTS];
 static uint64_t rng_state;
-static Tick call_start;	/* now when the running advance() began */
-static unsigned long failures, fired, steps_done;
+/* Per wheel: now when its running advance() began; a budget left it short. */
+static Tick call_start[NR_WHEELS];
+static bool short_of_target[NR_WHEELS];
+static unsigned long failures, fired, steps_done, oneshots_live;
 
 static uint64_t rnd(void)
 {
@@ -76,43 +83,56 @@ static Tick rnd_delta(void)
 #define CHECK(cond, ...)						\
 	do {								\
 		if (!(cond) && failures++ < 10) {			\
-			fprintf(stderr, "tw_ratas_check: step %lu, now %" PRIu64 ": ", \
-				steps_done, wheel->now());		\
+			fprintf(stderr, "tw_ratas_check: step %lu, now %" PRIu64 \
+				"/%" PRIu64 ": ", steps_done, wheels[0].now(), \
+				wheels[1].now());			\
 			fprintf(stderr, __VA_ARGS__);			\
 			fputc('\n', stderr);				\
 		}							\
 	} while (0)
 
+/* Mostly the first wheel; one call in eight moves the event to the other. */
+static int rnd_wheel(void)
+{
+	return rnd() % 8 ? 0 : 1;
+}
+
 static void do_schedule(int i)
 {
 	Tick delta = rnd_delta();
+	int w = rnd_wheel();
 
-	wheel->schedule(&units[i].ev_, delta);
-	model[i] = { true, false, wheel->now() + delta };
+	wheels[w].schedule(&units[i].ev_, delta);
+	model[i] = { true, false, wheels[w].now() + delta, w };
 	CHECK(units[i].ev_.scheduled_at() == model[i].due,
 	      "event %d scheduled for %" PRIu64 ", not %" PRIu64, i,
 	      units[i].ev_.scheduled_at(), model[i].due);
 }
 
-/* @start may be 0: an event that fired at now is then 0 ticks ahead. */
+/*
+ * @start may be 0: an event that fired at now is then 0 ticks ahead.  An
+ * event on the other wheel moves, wherever its tick is.
+ */
 static void do_schedule_in_range(int i, Tick start)
 {
-	Tick now = wheel->now(), end = start + rnd_delta() - 1;
-	bool stays = model[i].pending && model[i].due - now >= start &&
+	int w = rnd_wheel();
+	Tick now = wheels[w].now(), end = start + rnd_delta() - 1;
+	bool stays = model[i].pending && model[i].w == w &&
+		     model[i].due - now >= start &&
 		     model[i].due - now <= end && model[i].due > now;
 	Tick at;
 
-	wheel->schedule_in_range(&units[i].ev_, start, end);
+	wheels[w].schedule_in_range(&units[i].ev_, start, end);
 	at = units[i].ev_.scheduled_at();
 	CHECK(units[i].ev_.active(), "event %d not pending after schedule_in_range(%" PRIu64
-	      ", %" PRIu64 ")", i, start, end);
+	      ", %" PRIu64 ") on wheel %d", i, start, end, w);
 	if (stays)
 		CHECK(at == model[i].due, "event %d due in [now + %" PRIu64 ", now + %" PRIu64
 		      "] at %" PRIu64 " moved to %" PRIu64, i, start, end, model[i].due, at);
 	else
 		CHECK(at >= now + start && at <= now + end, "event %d put at %" PRIu64
 		      ", out of [now + %" PRIu64 ", now + %" PRIu64 "]", i, at, start, end);
-	model[i] = { true, at == now, at };
+	model[i] = { true, at == now, at, w };
 }
 
 static void do_cancel(int i)
@@ -122,20 +142,28 @@ static void do_cancel(int i)
 }
 
 /*
+ * Fired at @now on wheel @w, which began this advance() at @start: an event
+ * pending on @w for @now, or overdue there.
+ */
+static void check_fired(const char *what, int i, const Model &m, int w, Tick now)
+{
+	CHECK(m.pending && m.w == w &&
+	      (m.overdue ? now == call_start[w] : m.due == now),
+	      "%s %d fired on wheel %d at %" PRIu64 ", due %" PRIu64 " on wheel %d (%s)",
+	      what, i, w, now, m.due, m.w, m.pending ? "pending" : "not pending");
+}
+
+/*
  * Fired: the model must have it pending for now.  Now and then the callback
- * arms itself again (from its own tick: start 0 included) or cancels
- * another event, as Ratas' callbacks may.
+ * arms itself again (from its own tick: start 0 included, or on the other
+ * wheel) or cancels another event, as Ratas' callbacks may.
  */
 void Unit::fire()
 {
-	Tick now = wheel->now();
-	int i = id_;
+	int i = id_, w = model[i].w;
 
 	fired++;
-	CHECK(model[i].pending &&
-	      (model[i].overdue ? now == call_start : model[i].due == now),
-	      "event %d fired at %" PRIu64 ", due %" PRIu64 " (%s)", i, now,
-	      model[i].due, model[i].pending ? "pending" : "not pending");
+	check_fired("event", i, model[i], w, wheels[w].now());
 	model[i].pending = false;
 	switch (rnd() % 8) {
 	case 0:
@@ -150,53 +178,126 @@ void Unit::fire()
 	}
 }
 
-/* After an advance: nothing pending is due at or before now, but overdue. */
-static void check_state(void)
+/* An event that frees itself in its callback, as Ratas' users' may. */
+class OneShot : public TimerEventInterface {
+public:
+	explicit OneShot(Tick due) : m_({ true, false, due, 0 }) {}
+
+	void execute() override
+	{
+		fired++;
+		check_fired("one-shot", -1, m_, 0, wheels[0].now());
+		oneshots_live--;
+		delete this;
+	}
+
+private:
+	Model m_;
+};
+
+/* Half of them soon: through the inline advance's loop, most likely. */
+static void do_oneshot(void)
 {
-	Tick now = wheel->now();
+	Tick delta = rnd() % 2 ? 1 + rnd() % 64 : rnd_delta();
+
+	wheels[0].schedule(new OneShot(wheels[0].now() + delta), delta);
+	oneshots_live++;
+}
+
+/*
+ * After an advance of wheel @w: nothing pending there is due at or before
+ * now, but overdue, or, if a budget stopped it short, due at now itself.
+ */
+static void check_state(int w)
+{
+	Tick now = wheels[w].now();
 
 	for (int i = 0; i < NR_EVENTS; i++) {
 		CHECK(units[i].ev_.active() == model[i].pending,
 		      "event %d active() %d, the model says %d", i,
 		      units[i].ev_.active(), model[i].pending);
-		CHECK(!model[i].pending || model[i].due > now || model[i].overdue,
-		      "event %d due %" PRIu64 " still pending", i, model[i].due);
+		if (!model[i].pending || model[i].w != w || model[i].overdue)
+			continue;
+		CHECK(model[i].due > now || (short_of_target[w] && model[i].due == now),
+		      "event %d due %" PRIu64 " still pending on wheel %d", i,
+		      model[i].due, w);
 	}
 }
 
-static void do_next_event(void)
+/* Advance wheel @w by @delta, one call in four with a budget of 0 to 3. */
+static void do_advance(int w, Tick delta)
 {
-	Tick max = rnd_delta(), t = wheel->ticks_to_next_event(max);
-	Tick now = wheel->now();
+	size_t budget = rnd() % 4 ? SIZE_MAX : rnd() % 4;
+
+	call_start[w] = wheels[w].now();
+	short_of_target[w] = !wheels[w].advance(delta, budget);
+	check_state(w);
+}
+
+/*
+ * Two to five events scheduled for one tick: a budget then stops an
+ * advance in the middle of it, at its target, now and then.
+ */
+static void do_burst(int w)
+{
+	Tick delta = 1 + rnd() % 64, due = wheels[w].now() + delta;
+	int k = 2 + rnd() % 4;
+
+	while (k--) {
+		int i = rnd() % NR_EVENTS;
+
+		wheels[w].schedule(&units[i].ev_, delta);
+		model[i] = { true, false, due, w };
+	}
+}
+
+/*
+ * Wheel 1 keeps near wheel 0's now, mostly behind it, so that an event that
+ * fired on one is often due ahead of the other's now when it moves.
+ */
+static Tick rnd_advance(int w)
+{
+	Tick gap = wheels[0].now() - wheels[1].now();
+
+	if (w == 0)
+		return rnd_delta();
+	if ((int64_t)gap <= 0)
+		return rnd() % 64;
+	return gap - rnd() % (gap < 4096 ? gap : 4096);
+}
+
+static void do_next_event(int w)
+{
+	Tick max = rnd_delta(), t = wheels[w].ticks_to_next_event(max);
+	Tick now = wheels[w].now();
 
 	CHECK(t <= max, "ticks_to_next_event(%" PRIu64 ") = %" PRIu64, max, t);
 	for (int i = 0; i < NR_EVENTS; i++)
-		CHECK(!model[i].pending || model[i].due - now >= t,
+		CHECK(!model[i].pending || model[i].w != w || model[i].due - now >= t,
 		      "ticks_to_next_event() = %" PRIu64 " passes event %d, due in %"
 		      PRIu64, t, i, model[i].due - now);
-	call_start = now;
-	wheel->advance(t);
-	check_state();
+	do_advance(w, t);
 }
 
 static void step(void)
 {
-	int i = rnd() % NR_EVENTS;
+	int i = rnd() % NR_EVENTS, w = rnd() % 4 ? 0 : 1;
 	unsigned int op = rnd() % 100;
 
 	if (op < 25)
 		do_schedule(i);
 	else if (op < 55)
 		do_schedule_in_range(i, rnd() % 8 ? rnd_delta() : 0);
-	else if (op < 70)
+	else if (op < 66)
 		do_cancel(i);
+	else if (op < 68)
+		do_oneshot();
+	else if (op < 70)
+		do_burst(w);
 	else if (op < 90)
-		do_next_event();
-	else {
-		call_start = wheel->now();
-		wheel->advance(rnd_delta());
-		check_state();
-	}
+		do_next_event(w);
+	else
+		do_advance(w, rnd_advance(w));
 }
 
 int main(int argc, char **argv)
@@ -214,8 +315,13 @@ int main(int argc, char **argv)
 		step();
 	for (int i = 0; i < NR_EVENTS; i++)
 		do_cancel(i);
+	/* The one-shots left fire, and free themselves: none leaks. */
+	call_start[0] = wheels[0].now();
+	while (oneshots_live && failures < 10 && wheels[0].advance(1ULL << 24))
+		;
+	CHECK(!oneshots_live, "%lu one-shots never fired", oneshots_live);
 	fprintf(stderr, "tw_ratas_check: seed %" PRIu64 ", %lu steps, %lu fired, now %"
-		PRIu64 ": %s\n", seed, steps_done, fired, wheel->now(),
-		failures ? "FAILED" : "ok");
+		PRIu64 "/%" PRIu64 ": %s\n", seed, steps_done, fired, wheels[0].now(),
+		wheels[1].now(), failures ? "FAILED" : "ok");
 	return failures ? 1 : 0;
 }
