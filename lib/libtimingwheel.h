@@ -15,6 +15,7 @@
 #ifndef LIBTIMINGWHEEL_H
 #define LIBTIMINGWHEEL_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
@@ -184,13 +185,38 @@ int timingwheel_slot_put(struct timingwheel_ring *ring, uint32_t slot);
 /* timingwheel_slot_get(3): give @slot back to @sq, from @sq's own thread. */
 int timingwheel_sq_slot_put(struct timingwheel_sq *sq, uint32_t slot);
 
+/*
+ * The calls made once per entry are defined here, inline, as liburing's
+ * are: a call each would cost an entry more than its work (rings.rst, "The
+ * library").  The library exports them too, for callers that take their
+ * address and for other languages' bindings (lib/inline.c).
+ */
 /* timingwheel_get_sqe(3): the next free entry of @sq, or NULL. */
-struct twheel_sqe *timingwheel_get_sqe(struct timingwheel_sq *sq);
+static inline struct twheel_sqe *
+timingwheel_get_sqe(struct timingwheel_sq *sq)
+{
+	/* The kernel's reads of an entry end before its head passes it. */
+	uint32_t head = __atomic_load_n(&sq->ctl->head, __ATOMIC_ACQUIRE);
+
+	if (sq->tail - head > sq->mask)
+		return NULL;
+	return &sq->sqes[sq->tail++ & sq->mask];
+}
 
 /* timingwheel_prep_start(3): fill @sqe with a start. */
-void timingwheel_prep_start(struct twheel_sqe *sqe, uint32_t slot,
-			    uint16_t gen, uint64_t cookie, uint64_t when_ns,
-			    uint64_t slack_ns, unsigned int flags);
+static inline void
+timingwheel_prep_start(struct twheel_sqe *sqe, uint32_t slot, uint16_t gen,
+		       uint64_t cookie, uint64_t when_ns, uint64_t slack_ns,
+		       unsigned int flags)
+{
+	sqe->op = TWHEEL_SQE_START;
+	sqe->flags = (uint8_t)flags;
+	sqe->gen = gen;
+	sqe->slot = slot;
+	sqe->cookie = cookie;
+	sqe->when = when_ns;
+	sqe->arg = slack_ns;
+}
 
 /* timingwheel_prep_start(3): fill @sqe with a start @delay_ns from now. */
 void timingwheel_prep_start_in(struct timingwheel_sq *sq,
@@ -202,13 +228,28 @@ void timingwheel_prep_start_in(struct timingwheel_sq *sq,
 void timingwheel_sq_set_now(struct timingwheel_sq *sq, uint64_t now_ns);
 
 /* timingwheel_prep_start(3): fill @sqe with a periodic start. */
-void timingwheel_prep_periodic(struct twheel_sqe *sqe, uint32_t slot,
-			       uint16_t gen, uint64_t cookie, uint64_t first_ns,
-			       uint64_t period_ns, unsigned int flags);
+static inline void
+timingwheel_prep_periodic(struct twheel_sqe *sqe, uint32_t slot, uint16_t gen,
+			  uint64_t cookie, uint64_t first_ns,
+			  uint64_t period_ns, unsigned int flags)
+{
+	timingwheel_prep_start(sqe, slot, gen, cookie, first_ns, period_ns,
+			       flags | TWHEEL_SQE_PERIODIC);
+}
 
 /* timingwheel_prep_start(3): fill @sqe with a stop. */
-void timingwheel_prep_stop(struct twheel_sqe *sqe, uint32_t slot,
-			   uint16_t gen, uint64_t cookie, unsigned int flags);
+static inline void
+timingwheel_prep_stop(struct twheel_sqe *sqe, uint32_t slot, uint16_t gen,
+		      uint64_t cookie, unsigned int flags)
+{
+	sqe->op = TWHEEL_SQE_STOP;
+	sqe->flags = (uint8_t)flags;
+	sqe->gen = gen;
+	sqe->slot = slot;
+	sqe->cookie = cookie;
+	sqe->when = 0;
+	sqe->arg = 0;
+}
 
 /* timingwheel_submit(3): publish @sq's entries; enter only if needed. */
 int timingwheel_submit(struct timingwheel_sq *sq);

@@ -455,29 +455,6 @@ TW_EXPORT void timingwheel_sq_set_now(struct timingwheel_sq *sq, uint64_t now_ns
 	sq->now_ns = now_ns;
 }
 
-TW_EXPORT struct twheel_sqe *timingwheel_get_sqe(struct timingwheel_sq *sq)
-{
-	uint32_t head = __atomic_load_n(&sq->ctl->head, __ATOMIC_ACQUIRE);
-
-	if (sq->tail - head > sq->mask)
-		return NULL;
-	return &sq->sqes[sq->tail++ & sq->mask];
-}
-
-TW_EXPORT void timingwheel_prep_start(struct twheel_sqe *sqe, uint32_t slot,
-				      uint16_t gen, uint64_t cookie,
-				      uint64_t when_ns, uint64_t slack_ns,
-				      unsigned int flags)
-{
-	sqe->op = TWHEEL_SQE_START;
-	sqe->flags = (uint8_t)flags;
-	sqe->gen = gen;
-	sqe->slot = slot;
-	sqe->cookie = cookie;
-	sqe->when = when_ns;
-	sqe->arg = slack_ns;
-}
-
 TW_EXPORT void timingwheel_prep_start_in(struct timingwheel_sq *sq,
 					 struct twheel_sqe *sqe, uint32_t slot,
 					 uint16_t gen, uint64_t cookie,
@@ -491,28 +468,6 @@ TW_EXPORT void timingwheel_prep_start_in(struct timingwheel_sq *sq,
 	/* Past a ktime's reach the kernel answers ERANGE, as for a START. */
 	timingwheel_prep_start(sqe, slot, gen, cookie, when, slack_ns,
 			       flags & ~TWHEEL_SQE_PERIODIC);
-}
-
-TW_EXPORT void timingwheel_prep_periodic(struct twheel_sqe *sqe, uint32_t slot,
-					 uint16_t gen, uint64_t cookie,
-					 uint64_t first_ns, uint64_t period_ns,
-					 unsigned int flags)
-{
-	timingwheel_prep_start(sqe, slot, gen, cookie, first_ns, period_ns,
-			       flags | TWHEEL_SQE_PERIODIC);
-}
-
-TW_EXPORT void timingwheel_prep_stop(struct twheel_sqe *sqe, uint32_t slot,
-				     uint16_t gen, uint64_t cookie,
-				     unsigned int flags)
-{
-	sqe->op = TWHEEL_SQE_STOP;
-	sqe->flags = (uint8_t)flags;
-	sqe->gen = gen;
-	sqe->slot = slot;
-	sqe->cookie = cookie;
-	sqe->when = 0;
-	sqe->arg = 0;
 }
 
 /**

@@ -49,6 +49,14 @@ typedef int (*bench_rep_fn)(void *arg);
 double bench_threads(unsigned int n, unsigned int reps, bench_rep_fn fn,
 		     void *const args[]);
 
+/*
+ * Time a thread of bench_threads() spent on work that is not the measured
+ * side's, left out of its repetition: bench_ring.c's mock of the kernel's
+ * ENTER, whose real cost the projection adds from the kernel's figures.
+ * The thread adds to it; bench_threads() clears it before each repetition.
+ */
+extern __thread uint64_t bench_excluded_ns;
+
 /* The in-process wheel (bench_inproc.c); each returns < 0 on a failure. */
 double inproc_startstop_rate(uint32_t n, uint64_t ahead_ns, unsigned int reps);
 int inproc_lateness(struct lat_run *run, uint64_t res_ns);

@@ -306,16 +306,19 @@ static void *bt_main(void *arg)
 		;
 	for (r = 0; gate > 0 && r < run->reps; r++) {
 		pthread_barrier_wait(&run->bar);
+		bench_excluded_ns = 0;
 		t0 = bench_now_ns();
 		/* A failed thread still meets the others at every line. */
 		if (!__atomic_load_n(&run->err, __ATOMIC_RELAXED) &&
 		    run->fn(run->args[t->i]))
 			__atomic_store_n(&run->err, 1, __ATOMIC_RELAXED);
-		run->ns[t->i][r] = bench_now_ns() - t0;
+		run->ns[t->i][r] = bench_now_ns() - t0 - bench_excluded_ns;
 		pthread_barrier_wait(&run->bar);
 	}
 	return NULL;
 }
+
+__thread uint64_t bench_excluded_ns;
 
 /* The best repetition's time, each repetition's the slowest thread's. */
 static double bt_best(const struct bt_run *run)
