@@ -15,6 +15,22 @@
 
 #include <linux/math64.h>
 
+/*
+ * The high half of @a * @b.  x86-64 kernels take one mulq for it (their
+ * mul_u64_u64_shr(), asm/div64.h); x86-64 UML, where tw_kbench measures
+ * the kernel side, has no such version and no ARCH_SUPPORTS_INT128, and
+ * the generic one takes four 32-bit multiplies.  On any x86-64 build
+ * GCC's 128-bit product is that one mulq, with no libgcc call.
+ */
+static __always_inline u64 tw_mul_hi(u64 a, u64 b)
+{
+#if defined(CONFIG_X86_64) && defined(__SIZEOF_INT128__)
+	return (u64)(((__uint128_t)a * b) >> 64);
+#else
+	return mul_u64_u64_shr(a, b, 64);
+#endif
+}
+
 /* The reciprocal of @d for tw_div(), @d >= 1. */
 static inline u64 tw_div_inv(u64 d)
 {
@@ -24,7 +40,7 @@ static inline u64 tw_div_inv(u64 d)
 /* @n / @d and its remainder in *@rem, exact, for @inv = tw_div_inv(@d). */
 static inline u64 tw_div(u64 n, u64 d, u64 inv, u64 *rem)
 {
-	u64 q = mul_u64_u64_shr(n, inv, 64);
+	u64 q = tw_mul_hi(n, inv);
 	u64 m = n - q * d;
 
 	if (m >= d) {

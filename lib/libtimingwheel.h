@@ -192,8 +192,7 @@ int timingwheel_sq_slot_put(struct timingwheel_sq *sq, uint32_t slot);
  * address and for other languages' bindings (lib/inline.c).
  */
 /* timingwheel_get_sqe(3): the next free entry of @sq, or NULL. */
-static inline struct twheel_sqe *
-timingwheel_get_sqe(struct timingwheel_sq *sq)
+static inline struct twheel_sqe *timingwheel_get_sqe(struct timingwheel_sq *sq)
 {
 	/* The kernel's reads of an entry end before its head passes it. */
 	uint32_t head = __atomic_load_n(&sq->ctl->head, __ATOMIC_ACQUIRE);
@@ -204,10 +203,10 @@ timingwheel_get_sqe(struct timingwheel_sq *sq)
 }
 
 /* timingwheel_prep_start(3): fill @sqe with a start. */
-static inline void
-timingwheel_prep_start(struct twheel_sqe *sqe, uint32_t slot, uint16_t gen,
-		       uint64_t cookie, uint64_t when_ns, uint64_t slack_ns,
-		       unsigned int flags)
+static inline void timingwheel_prep_start(struct twheel_sqe *sqe, uint32_t slot,
+					  uint16_t gen, uint64_t cookie,
+					  uint64_t when_ns, uint64_t slack_ns,
+					  unsigned int flags)
 {
 	sqe->op = TWHEEL_SQE_START;
 	sqe->flags = (uint8_t)flags;
@@ -228,19 +227,19 @@ void timingwheel_prep_start_in(struct timingwheel_sq *sq,
 void timingwheel_sq_set_now(struct timingwheel_sq *sq, uint64_t now_ns);
 
 /* timingwheel_prep_start(3): fill @sqe with a periodic start. */
-static inline void
-timingwheel_prep_periodic(struct twheel_sqe *sqe, uint32_t slot, uint16_t gen,
-			  uint64_t cookie, uint64_t first_ns,
-			  uint64_t period_ns, unsigned int flags)
+static inline void timingwheel_prep_periodic(struct twheel_sqe *sqe,
+					     uint32_t slot, uint16_t gen,
+					     uint64_t cookie, uint64_t first_ns,
+					     uint64_t period_ns, unsigned int flags)
 {
 	timingwheel_prep_start(sqe, slot, gen, cookie, first_ns, period_ns,
 			       flags | TWHEEL_SQE_PERIODIC);
 }
 
 /* timingwheel_prep_start(3): fill @sqe with a stop. */
-static inline void
-timingwheel_prep_stop(struct twheel_sqe *sqe, uint32_t slot, uint16_t gen,
-		      uint64_t cookie, unsigned int flags)
+static inline void timingwheel_prep_stop(struct twheel_sqe *sqe, uint32_t slot,
+					 uint16_t gen, uint64_t cookie,
+					 unsigned int flags)
 {
 	sqe->op = TWHEEL_SQE_STOP;
 	sqe->flags = (uint8_t)flags;
