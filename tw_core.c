@@ -218,8 +218,8 @@ static inline unsigned int tw_slot_index(const struct tw_wheel *w,
  * level may fall one slot short, in which case the next level up holds it:
  * so one table lookup and one comparison decide, whatever the layout.
  */
-static __always_inline unsigned int
-tw_level_for(const struct tw_wheel *w, u64 from, u64 expires)
+static unsigned int tw_level_for(const struct tw_wheel *w, u64 from,
+				 u64 expires)
 {
 	unsigned int lvl = w->level_of_bits[fls64(expires - from)];
 	unsigned int s = w->shift[lvl];
