@@ -50,8 +50,8 @@ static_assert(TW_MAX_LEVELS * TW_MAX_LEVEL_BITS <= 60, "wheel wider than 60 bits
  * @expires comes first: the check a caller makes most, whether a timer is
  * already due in a range (tw_modify_range()), reads it, and a caller that
  * puts the node right after its object's first words (a C++ event's
- * vtable pointer) then finds it on the line it has just touched (with
- * tw_ratas.hh's tick-only check: Ratas' program's D1 misses down 30%).
+ * vtable pointer and wheel) then finds it beside what it has just read
+ * (with tw_ratas.hh's check: Ratas' program's D1 misses down 30%).
  */
 struct tw_timer {
 	u64			expires;
@@ -109,7 +109,7 @@ struct tw_wheel {
 	struct hlist_head	slots[TW_MAX_LEVELS * TW_LEVEL_SLOTS];
 };
 
-/* Called once per expired timer: it may start or stop any timer, never advance. */
+/* Called once per expired timer: may start or stop any timer, not advance it. */
 typedef void (*tw_expire_fn)(struct tw_timer *timer, void *data);
 
 int tw_init(struct tw_wheel *wheel, const u8 *level_bits,

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
  * libtimingwheel: the header's inline functions as the library's own
- * exported symbols, for callers that take their address and for bindings
- * that call the shared library.  Here the header's definitions take other
+ * exported symbols, for programs that look them up with dlsym() and for
+ * bindings that call the shared library (lint checks that every function
+ * the header defines or declares is exported).  Here the header's definitions take other
  * names, and each symbol calls its definition: the code is the header's.
  */
 #define timingwheel_get_sqe		tw_inline_get_sqe

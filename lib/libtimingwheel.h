@@ -188,8 +188,10 @@ int timingwheel_sq_slot_put(struct timingwheel_sq *sq, uint32_t slot);
 /*
  * The calls made once per entry are defined here, inline, as liburing's
  * are: a call each would cost an entry more than its work (rings.rst, "The
- * library").  The library exports them too, for callers that take their
- * address and for other languages' bindings (lib/inline.c).
+ * library").  The library exports them too, for programs that look them
+ * up with dlsym() and for other languages' bindings (lib/inline.c).  So
+ * the header needs C99 or GNU C, as liburing's does: static inline, and
+ * GCC's __atomic built-ins.
  */
 /* timingwheel_get_sqe(3): the next free entry of @sq, or NULL. */
 static inline struct twheel_sqe *timingwheel_get_sqe(struct timingwheel_sq *sq)

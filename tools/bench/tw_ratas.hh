@@ -160,11 +160,25 @@ public:
 					int level = 0);
 
 private:
+	/*
+	 * Out of line, and a call of their own, so that the common case, an
+	 * event of this wheel or a new one, keeps what it loaded in
+	 * registers.  Defined here: inline for the linker, not the compiler.
+	 */
 	__attribute__((__noinline__, __cold__))
-	void schedule_moved(TimerEventInterface *event, Tick delta);
+	void schedule_moved(TimerEventInterface *event, Tick delta)
+	{
+		event->move(this);
+		schedule(event, delta);
+	}
+
 	__attribute__((__noinline__, __cold__))
 	void schedule_in_range_moved(TimerEventInterface *event, Tick start,
-				     Tick end);
+				     Tick end)
+	{
+		event->move(this);
+		schedule_in_range(event, start, end);
+	}
 
 	TimerWheel(const TimerWheel &other) = delete;
 	TimerWheel &operator=(const TimerWheel &other) = delete;
@@ -178,7 +192,16 @@ private:
 	 */
 	static void fire(struct tw_timer *t, void *data) noexcept
 	{
-		TimerEventInterface::of(t)->execute();
+		TimerEventInterface *e = TimerEventInterface::of(t);
+
+		/*
+		 * A fired event belongs to no wheel until it is scheduled
+		 * again: its tick stays this wheel's, and a wheel made later
+		 * at this one's address must not take it for its own
+		 * (schedule_in_range()).
+		 */
+		e->wheel_ = nullptr;
+		e->execute();
 	}
 
 	struct tw_wheel w_;
@@ -187,8 +210,9 @@ private:
 
 /*
  * A stopped timer's tick is set to 0, as a new one's is, so that every timer
- * not pending is due at or before now: schedule_in_range() then knows a
- * timer due in its range is pending from the tick alone (see there).
+ * of a wheel not pending is due at or before its now: schedule_in_range()
+ * then knows a timer of the wheel due in its range is pending from its wheel
+ * and its tick alone (see there).
  */
 void TimerEventInterface::cancel()
 {
@@ -206,22 +230,6 @@ void TimerEventInterface::move(TimerWheel *w)
 	wheel_ = w;
 }
 
-/*
- * Out of line, and a call of its own, so that the common case, an event
- * of this wheel or a new one, keeps what it loaded in registers.
- */
-void TimerWheel::schedule_moved(TimerEventInterface *event, Tick delta)
-{
-	event->move(this);
-	schedule(event, delta);
-}
-
-void TimerWheel::schedule_in_range_moved(TimerEventInterface *event,
-					 Tick start, Tick end)
-{
-	event->move(this);
-	schedule_in_range(event, start, end);
-}
 
 bool TimerWheel::advance(Tick delta, size_t max_execute, int level)
 {
@@ -262,16 +270,16 @@ void TimerWheel::schedule_in_range(TimerEventInterface *event, Tick start,
 	 * tw_modify_range()'s own first test, a pending timer already due in
 	 * the range is left alone, taken here in ticks from now as Ratas
 	 * gives the range: what it costs is paid once per call, not per
-	 * check of @start and @end.  It reads one word of the event, its
-	 * tick, next to the event's header, as Ratas' reads its own two:
-	 * a timer in a wheel slot is due 1 to 2^63 - 1 ticks ahead, and
-	 * every other one at or before now (0 or, the difference wrapping,
-	 * 2^63 or more ahead): a timer on the overdue list, one that fired at
-	 * its tick, one never started and one cancel() stopped, at tick 0.
-	 * So a tick in the range, taken as signed and above 0, is a pending
-	 * timer's, if the event is this wheel's: the tick of one that fired
-	 * on another wheel is that wheel's, and may be ahead of this one's
-	 * now.  Its wheel is read beside its tick.
+	 * check of @start and @end.  It reads two words of the event, its
+	 * wheel and its tick, side by side after the event's header, as
+	 * Ratas' reads its own two: a timer of this wheel in a wheel slot is
+	 * due 1 to 2^63 - 1 ticks ahead, and every other one of this wheel
+	 * at or before now (0 or, the difference wrapping, 2^63 or more
+	 * ahead): a timer on the overdue list, one never started and one
+	 * cancel() stopped, at tick 0.  So a tick in the range, taken as
+	 * signed and above 0, is a pending timer's if the event is this
+	 * wheel's.  One that fired is no wheel's (fire()): its tick may be
+	 * ahead of another wheel's now.
 	 */
 	if ((int64_t)d > 0 && d >= start && d <= end && event->wheel_ == this)
 		return;

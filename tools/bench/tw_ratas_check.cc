@@ -17,8 +17,9 @@
  *     see a wheel that touches an event after its callback freed it).
  *
  * The adapter's own shortcut in schedule_in_range(), which tells a pending
- * event from its tick alone (cancel() sets a stopped one's to 0), is what
- * this is for: Ratas' benchmark program, the adapter's other user, comes
+ * event from its wheel and its tick alone (cancel() sets a stopped one's
+ * tick to 0, a fired one belongs to no wheel), is what this is for, on
+ * three wheels, one of them now and then remade at its own address: Ratas' benchmark program, the adapter's other user, comes
  * from outside the tree and is not part of make check.  Runs in a second
  * in make -C tools bench-ratas-check; TW_RATAS_SEED replays a run.
  *
@@ -28,11 +29,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <new>
 
 #include "tw_ratas.hh"
 
 #define NR_EVENTS	48
-#define NR_WHEELS	2
+#define NR_WHEELS	3
 
 /*
  * What Ratas promises of an event: pending or not, and its tick.  One armed
@@ -56,14 +58,27 @@ public:
 	MemberTimerEvent<Unit, &Unit::fire> ev_;
 };
 
-/* Before the events, so that they outlive them. */
-static TimerWheel wheels[NR_WHEELS];
+/*
+ * The wheels, in storage that outlives the events.  Wheel 2 is now and then
+ * destroyed and made again at the same address, its now back at 0, as a
+ * program's wheel made in a loop would be.
+ */
+alignas(TimerWheel) static unsigned char wheel_mem[NR_WHEELS][sizeof(TimerWheel)];
+
+static TimerWheel &W(int w)
+{
+	return *reinterpret_cast<TimerWheel *>(wheel_mem[w]);
+}
 static Unit units[NR_EVENTS];
 static Model model[NR_EVENTS];
 static uint64_t rng_state;
 /* Per wheel: now when its running advance() began; a budget left it short. */
 static Tick call_start[NR_WHEELS];
 static bool short_of_target[NR_WHEELS];
+static Tick target[NR_WHEELS];
+/* The wheel whose advance() is running, and what it fired so far. */
+static int advancing = -1;
+static unsigned long fired_in_call;
 static unsigned long failures, fired, steps_done, oneshots_live;
 
 static uint64_t rnd(void)
@@ -84,17 +99,19 @@ static Tick rnd_delta(void)
 	do {								\
 		if (!(cond) && failures++ < 10) {			\
 			fprintf(stderr, "tw_ratas_check: step %lu, now %" PRIu64 \
-				"/%" PRIu64 ": ", steps_done, wheels[0].now(), \
-				wheels[1].now());			\
+				"/%" PRIu64 "/%" PRIu64 ": ", steps_done, \
+				W(0).now(), W(1).now(), W(2).now());	\
 			fprintf(stderr, __VA_ARGS__);			\
 			fputc('\n', stderr);				\
 		}							\
 	} while (0)
 
-/* Mostly the first wheel; one call in eight moves the event to the other. */
+/* Mostly the first wheel; one call in eight moves the event to another. */
 static int rnd_wheel(void)
 {
-	return rnd() % 8 ? 0 : 1;
+	unsigned int r = rnd() % 16;
+
+	return r > 1 ? 0 : r + 1;
 }
 
 static void do_schedule(int i)
@@ -102,8 +119,8 @@ static void do_schedule(int i)
 	Tick delta = rnd_delta();
 	int w = rnd_wheel();
 
-	wheels[w].schedule(&units[i].ev_, delta);
-	model[i] = { true, false, wheels[w].now() + delta, w };
+	W(w).schedule(&units[i].ev_, delta);
+	model[i] = { true, false, W(w).now() + delta, w };
 	CHECK(units[i].ev_.scheduled_at() == model[i].due,
 	      "event %d scheduled for %" PRIu64 ", not %" PRIu64, i,
 	      units[i].ev_.scheduled_at(), model[i].due);
@@ -116,13 +133,13 @@ static void do_schedule(int i)
 static void do_schedule_in_range(int i, Tick start)
 {
 	int w = rnd_wheel();
-	Tick now = wheels[w].now(), end = start + rnd_delta() - 1;
+	Tick now = W(w).now(), end = start + rnd_delta() - 1;
 	bool stays = model[i].pending && model[i].w == w &&
 		     model[i].due - now >= start &&
 		     model[i].due - now <= end && model[i].due > now;
 	Tick at;
 
-	wheels[w].schedule_in_range(&units[i].ev_, start, end);
+	W(w).schedule_in_range(&units[i].ev_, start, end);
 	at = units[i].ev_.scheduled_at();
 	CHECK(units[i].ev_.active(), "event %d not pending after schedule_in_range(%" PRIu64
 	      ", %" PRIu64 ") on wheel %d", i, start, end, w);
@@ -145,9 +162,15 @@ static void do_cancel(int i)
  * Fired at @now on wheel @w, which began this advance() at @start: an event
  * pending on @w for @now, or overdue there.
  */
-static void check_fired(const char *what, int i, const Model &m, int w, Tick now)
+/* Fired: counted against the running advance()'s budget, on its wheel. */
+static void check_fired(const char *what, int i, const Model &m)
 {
-	CHECK(m.pending && m.w == w &&
+	int w = advancing;
+	Tick now = w < 0 ? 0 : W(w).now();
+
+	fired++;
+	fired_in_call++;
+	CHECK(w >= 0 && m.pending && m.w == w &&
 	      (m.overdue ? now == call_start[w] : m.due == now),
 	      "%s %d fired on wheel %d at %" PRIu64 ", due %" PRIu64 " on wheel %d (%s)",
 	      what, i, w, now, m.due, m.w, m.pending ? "pending" : "not pending");
@@ -160,10 +183,9 @@ static void check_fired(const char *what, int i, const Model &m, int w, Tick now
  */
 void Unit::fire()
 {
-	int i = id_, w = model[i].w;
+	int i = id_;
 
-	fired++;
-	check_fired("event", i, model[i], w, wheels[w].now());
+	check_fired("event", i, model[i]);
 	model[i].pending = false;
 	switch (rnd() % 8) {
 	case 0:
@@ -178,30 +200,69 @@ void Unit::fire()
 	}
 }
 
-/* An event that frees itself in its callback, as Ratas' users' may. */
+/*
+ * An event that frees itself in its callback, as Ratas' users' may, and
+ * that the program may also destroy while it is pending: its destructor
+ * takes it off the wheel.
+ */
+#define NR_SHOTS	16
+
+class OneShot;
+static OneShot *shots[NR_SHOTS];
+
 class OneShot : public TimerEventInterface {
 public:
-	explicit OneShot(Tick due) : m_({ true, false, due, 0 }) {}
+	OneShot(Tick due, int k) : m_({ true, false, due, 0 }), k_(k) {}
 
 	void execute() override
 	{
-		fired++;
-		check_fired("one-shot", -1, m_, 0, wheels[0].now());
+		check_fired("one-shot", k_, m_);
+		shots[k_] = nullptr;
 		oneshots_live--;
 		delete this;
 	}
 
 private:
 	Model m_;
+	int k_;
 };
 
 /* Half of them soon: through the inline advance's loop, most likely. */
 static void do_oneshot(void)
 {
 	Tick delta = rnd() % 2 ? 1 + rnd() % 64 : rnd_delta();
+	int k = rnd() % NR_SHOTS;
 
-	wheels[0].schedule(new OneShot(wheels[0].now() + delta), delta);
+	if (shots[k])
+		return;
+	shots[k] = new OneShot(W(0).now() + delta, k);
+	W(0).schedule(shots[k], delta);
 	oneshots_live++;
+}
+
+static void destroy_oneshot(int k)
+{
+	if (!shots[k])
+		return;
+	delete shots[k];
+	shots[k] = nullptr;
+	oneshots_live--;
+}
+
+/*
+ * Wheel 2 destroyed, its pending events cancelled first, and made again at
+ * the same address: events that fired on the old one must not pass for the
+ * new one's.
+ */
+static void remake_wheel2(void)
+{
+	for (int i = 0; i < NR_EVENTS; i++)
+		if (model[i].pending && model[i].w == 2)
+			do_cancel(i);
+	W(2).~TimerWheel();
+	new (wheel_mem[2]) TimerWheel();
+	target[2] = 0;
+	short_of_target[2] = false;
 }
 
 /*
@@ -210,7 +271,7 @@ static void do_oneshot(void)
  */
 static void check_state(int w)
 {
-	Tick now = wheels[w].now();
+	Tick now = W(w).now();
 
 	for (int i = 0; i < NR_EVENTS; i++) {
 		CHECK(units[i].ev_.active() == model[i].pending,
@@ -224,13 +285,41 @@ static void check_state(int w)
 	}
 }
 
-/* Advance wheel @w by @delta, one call in four with a budget of 0 to 3. */
+/* Whether a callback armed an event of wheel @w for now: due next call. */
+static bool overdue_on(int w)
+{
+	for (int i = 0; i < NR_EVENTS; i++)
+		if (model[i].pending && model[i].overdue && model[i].w == w)
+			return true;
+	return false;
+}
+
+/*
+ * Advance wheel @w by @delta, one call in four with a budget of 0 to 3: it
+ * fires no more than its budget, and says it reached its target (its now
+ * the target, nothing due) when it did; without a budget, always.
+ */
 static void do_advance(int w, Tick delta)
 {
 	size_t budget = rnd() % 4 ? SIZE_MAX : rnd() % 4;
+	bool done;
 
-	call_start[w] = wheels[w].now();
-	short_of_target[w] = !wheels[w].advance(delta, budget);
+	call_start[w] = W(w).now();
+	/* A call a budget stopped short left its target to this one's. */
+	target[w] += delta;
+	advancing = w;
+	fired_in_call = 0;
+	done = W(w).advance(delta, budget);
+	advancing = -1;
+	CHECK(fired_in_call <= budget, "advance() with a budget of %zu fired %lu",
+	      budget, fired_in_call);
+	CHECK(budget != SIZE_MAX || done || overdue_on(w),
+	      "advance() with no budget stopped short");
+	CHECK(done ? W(w).now() == target[w] : W(w).now() <= target[w],
+	      "advance(%" PRIu64 ") from %" PRIu64 " to %" PRIu64 " says %s at %"
+	      PRIu64, delta, call_start[w], target[w], done ? "done" : "short",
+	      W(w).now());
+	short_of_target[w] = !done;
 	check_state(w);
 }
 
@@ -240,13 +329,13 @@ static void do_advance(int w, Tick delta)
  */
 static void do_burst(int w)
 {
-	Tick delta = 1 + rnd() % 64, due = wheels[w].now() + delta;
+	Tick delta = 1 + rnd() % 64, due = W(w).now() + delta;
 	int k = 2 + rnd() % 4;
 
 	while (k--) {
 		int i = rnd() % NR_EVENTS;
 
-		wheels[w].schedule(&units[i].ev_, delta);
+		W(w).schedule(&units[i].ev_, delta);
 		model[i] = { true, false, due, w };
 	}
 }
@@ -257,10 +346,13 @@ static void do_burst(int w)
  */
 static Tick rnd_advance(int w)
 {
-	Tick gap = wheels[0].now() - wheels[1].now();
+	Tick gap = W(0).now() - W(1).now();
 
 	if (w == 0)
 		return rnd_delta();
+	/* Wheel 2 moves slowly: its ticks stay in reach of the ranges. */
+	if (w == 2)
+		return rnd() % 4096;
 	if ((int64_t)gap <= 0)
 		return rnd() % 64;
 	return gap - rnd() % (gap < 4096 ? gap : 4096);
@@ -268,8 +360,8 @@ static Tick rnd_advance(int w)
 
 static void do_next_event(int w)
 {
-	Tick max = rnd_delta(), t = wheels[w].ticks_to_next_event(max);
-	Tick now = wheels[w].now();
+	Tick max = rnd_delta(), t = W(w).ticks_to_next_event(max);
+	Tick now = W(w).now();
 
 	CHECK(t <= max, "ticks_to_next_event(%" PRIu64 ") = %" PRIu64, max, t);
 	for (int i = 0; i < NR_EVENTS; i++)
@@ -281,9 +373,15 @@ static void do_next_event(int w)
 
 static void step(void)
 {
-	int i = rnd() % NR_EVENTS, w = rnd() % 4 ? 0 : 1;
-	unsigned int op = rnd() % 100;
+	int i = rnd() % NR_EVENTS, w = rnd() % 4 ? 0 : 1 + rnd() % 2;
+	unsigned int op = rnd() % 200;
 
+	if (op >= 100)
+		op -= 100;
+	else if (op == 0)
+		return remake_wheel2();
+	else if (op == 1)
+		return destroy_oneshot(rnd() % NR_SHOTS);
 	if (op < 25)
 		do_schedule(i);
 	else if (op < 55)
@@ -311,17 +409,21 @@ int main(int argc, char **argv)
 	fprintf(stderr, "tw_ratas_check: seed %" PRIu64 "\n", seed);
 	for (int i = 0; i < NR_EVENTS; i++)
 		units[i].id_ = i;
+	for (int w = 0; w < NR_WHEELS; w++)
+		new (wheel_mem[w]) TimerWheel();
 	for (steps_done = 0; steps_done < steps && failures < 10; steps_done++)
 		step();
 	for (int i = 0; i < NR_EVENTS; i++)
 		do_cancel(i);
 	/* The one-shots left fire, and free themselves: none leaks. */
-	call_start[0] = wheels[0].now();
-	while (oneshots_live && failures < 10 && wheels[0].advance(1ULL << 24))
+	call_start[0] = W(0).now();
+	advancing = 0;
+	while (oneshots_live && failures < 10 && W(0).advance(1ULL << 24))
 		;
+	advancing = -1;
 	CHECK(!oneshots_live, "%lu one-shots never fired", oneshots_live);
 	fprintf(stderr, "tw_ratas_check: seed %" PRIu64 ", %lu steps, %lu fired, now %"
-		PRIu64 "/%" PRIu64 ": %s\n", seed, steps_done, fired, wheels[0].now(),
-		wheels[1].now(), failures ? "FAILED" : "ok");
+		PRIu64 "/%" PRIu64 "/%" PRIu64 ": %s\n", seed, steps_done, fired,
+		W(0).now(), W(1).now(), W(2).now(), failures ? "FAILED" : "ok");
 	return failures ? 1 : 0;
 }
