@@ -243,13 +243,9 @@ static inline void timingwheel_prep_stop(struct twheel_sqe *sqe, uint32_t slot,
 					 uint16_t gen, uint64_t cookie,
 					 unsigned int flags)
 {
+	/* A start of no time and no slack, but a stop: one store is dead. */
+	timingwheel_prep_start(sqe, slot, gen, cookie, 0, 0, flags);
 	sqe->op = TWHEEL_SQE_STOP;
-	sqe->flags = (uint8_t)flags;
-	sqe->gen = gen;
-	sqe->slot = slot;
-	sqe->cookie = cookie;
-	sqe->when = 0;
-	sqe->arg = 0;
 }
 
 /* timingwheel_submit(3): publish @sq's entries; enter only if needed. */
