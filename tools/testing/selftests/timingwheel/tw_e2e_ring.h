@@ -44,12 +44,13 @@ static void *ring_map(int fd, uint64_t off, size_t len, int prot)
 }
 
 /*
- * Open a ring file, its tick @res ns (0: the default), set it up and map
- * it; 0, or -errno of the configuration or the setup.
+ * Open a ring file, its tick @res ns (0: the default), set it up with
+ * @nr_sq SQs and map the header, SQ 0 and the CQ; 0, or -errno of the
+ * configuration or the setup.
  */
-static int tring_open_res(struct tring *r, uint64_t res, uint32_t capacity,
-			  uint32_t sq_entries, uint32_t cq_entries,
-			  uint32_t flags)
+static int tring_open_nr(struct tring *r, uint64_t res, uint32_t nr_sq,
+			 uint32_t capacity, uint32_t sq_entries,
+			 uint32_t cq_entries, uint32_t flags)
 {
 	int ret;
 
@@ -60,7 +61,7 @@ static int tring_open_res(struct tring *r, uint64_t res, uint32_t capacity,
 		return ret;
 	r->p.flags = flags;
 	r->p.capacity = capacity;
-	r->p.nr_sq = 1;
+	r->p.nr_sq = nr_sq;
 	r->p.sq_entries = sq_entries;
 	r->p.cq_entries = cq_entries;
 	ret = ring_setup(r->fd, &r->p);
@@ -76,6 +77,13 @@ static int tring_open_res(struct tring *r, uint64_t res, uint32_t capacity,
 	r->sqes = (struct twheel_sqe *)(r->sq + 1);
 	r->cqes = (struct twheel_cqe *)(r->cq + 1);
 	return 0;
+}
+
+static int tring_open_res(struct tring *r, uint64_t res, uint32_t capacity,
+			  uint32_t sq_entries, uint32_t cq_entries,
+			  uint32_t flags)
+{
+	return tring_open_nr(r, res, 1, capacity, sq_entries, cq_entries, flags);
 }
 
 static int tring_open_flags(struct tring *r, uint32_t capacity,
@@ -940,6 +948,53 @@ static void t_ring_corrupt_broken(struct __test_metadata *_metadata)
 	tring_start(&r, 1, 1, 1, now_ns(), 0);
 	EXPECT_TRUE(tring_submit(&r, 0) == -EBADFD);
 	EXPECT_TRUE(r.hdr->broken == TWHEEL_BROKEN_CQ);
+	tring_close(&r);
+}
+
+/*
+ * The rings break in the middle of an ENTER: SQ 0's entries are applied
+ * (a fresh file's round starts at SQ 0), then SQ 1's tail is no honest
+ * value.  What was applied stays: the slots fire onto the waiting list,
+ * never into the CQ, the periodic one not armed again, and the rest stay
+ * pending ("The broken state").
+ */
+static void t_ring_broken_mid_enter(struct __test_metadata *_metadata)
+{
+	uint64_t t0 = now_ns(), end = t0 + 3000 * MS;
+	struct twheel_ring_ctl *sq1;
+	struct twheel_info i;
+	struct tring r;
+
+	if (!ring_ok(_metadata, tring_open_nr(&r, 0, 2, 16, 8, 8,
+					      TWHEEL_RING_SETUP_PERIODIC)))
+		return;
+	sq1 = ring_map(r.fd, TWHEEL_OFF_SQ(1), r.p.sq_bytes,
+		       PROT_READ | PROT_WRITE);
+	if (!ring_ok(_metadata, sq1 ? 0 : -errno))
+		goto out;
+	tring_start(&r, 1, 1, 11, t0 + 20 * MS, 0);
+	tring_periodic(&r, 2, 12, t0 + 20 * MS, 5 * MS, 0);
+	tring_start(&r, 3, 1, 13, t0 + 3600000 * MS, 0);
+	__atomic_store_n(&r.sq->tail, r.sq_tail, __ATOMIC_RELEASE);
+	__atomic_store_n(&sq1->tail, r.p.sq_entries + 1, __ATOMIC_RELEASE);
+	EXPECT_TRUE(ring_enter(r.fd) == -EBADFD);
+	EXPECT_TRUE(r.hdr->broken == (TWHEEL_BROKEN_SQ | 1));
+	/* All three applied: pending, or fired already on a slow guest. */
+	i = info(r.fd);
+	EXPECT_TRUE(i.pending + i.queued == 3);
+	while ((i = info(r.fd)).queued < 2 && now_ns() < end)
+		sleep_ms(5);
+	/* Five periods more: the periodic slot still waits, not armed. */
+	sleep_ms(25);
+	i = info(r.fd);
+	EXPECT_TRUE(i.queued == 2 && i.pending == 1)
+		TH_LOG("queued %llu pending %llu", (unsigned long long)i.queued,
+		       (unsigned long long)i.pending);
+	EXPECT_TRUE(r.hdr->posted == 0 &&
+		    __atomic_load_n(&r.cq->tail, __ATOMIC_ACQUIRE) == 0);
+	EXPECT_TRUE(ring_enter(r.fd) == -EBADFD);
+	munmap(sq1, r.p.sq_bytes);
+out:
 	tring_close(&r);
 }
 
