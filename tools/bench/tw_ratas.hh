@@ -237,8 +237,13 @@ bool TimerWheel::advance(Tick delta, size_t max_execute, int level)
 			      (unsigned int)max_execute : TW_NO_BUDGET;
 
 	(void)level;
+	/*
+	 * Past the wheel's reach, or wrapping to a tick behind now, aborts:
+	 * the target is below 2^63, so a sum that wraps has a delta of 2^63
+	 * or more.
+	 */
 	target_ += delta;
-	if (target_ >= TW_MAX_TICK)
+	if ((target_ | delta) >= TW_MAX_TICK)
 		abort();
 	tw_advance(&w_, target_, budget, fire, nullptr);
 	return tw_now(&w_) == target_ && !tw_has_due(&w_);

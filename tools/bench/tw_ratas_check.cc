@@ -14,7 +14,9 @@
  *   - active() is true exactly while the event is pending;
  *   - ticks_to_next_event() never reports a tick past a pending event's;
  *   - an event scheduled on another wheel leaves the first (the sanitizers
- *     see a wheel that touches an event after its callback freed it).
+ *     see a wheel that touches an event after its callback freed it);
+ *   - a tick past the wheel's reach, or wrapping around 2^64, aborts where
+ *     Ratas' asserts would stop it (in a child each).
  *
  * The adapter's own shortcut in schedule_in_range(), which tells a pending
  * event from its wheel and its tick alone (cancel() sets a stopped one's
@@ -30,6 +32,10 @@
 #include <cstdlib>
 #include <ctime>
 #include <new>
+
+#include <csignal>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "tw_ratas.hh"
 
@@ -398,6 +404,46 @@ static void step(void)
 		do_advance(w, rnd_advance(w));
 }
 
+/*
+ * What Ratas' asserts stop, the adapter aborts on: a tick past the wheel's
+ * reach, or one that wraps around 2^64 to a tick behind now.  Each in a
+ * child of its own, on a wheel of its own.
+ */
+static void check_aborts(void)
+{
+	static const struct {
+		const char *what;
+		int kind;
+		Tick v;
+	} cases[] = {
+		{ "advance() wrapping 2^64", 0, ~0ULL },
+		{ "advance() past the reach", 0, 1ULL << 63 },
+		{ "schedule() past the reach", 1, 1ULL << 63 },
+		{ "schedule_in_range() ending past the reach", 2, ~0ULL },
+	};
+	int st;
+
+	for (const auto &c : cases) {
+		pid_t pid = fork();
+
+		if (!pid) {
+			TimerWheel w;
+			Unit u;
+
+			w.advance(5);
+			if (c.kind == 0)
+				w.advance(c.v);
+			else if (c.kind == 1)
+				w.schedule(&u.ev_, c.v);
+			else
+				w.schedule_in_range(&u.ev_, 1, c.v);
+			_exit(0);
+		}
+		CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFSIGNALED(st) &&
+		      WTERMSIG(st) == SIGABRT, "%s did not abort", c.what);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long steps = argc > 1 ? strtoul(argv[1], NULL, 0) : 300000;
@@ -422,6 +468,7 @@ int main(int argc, char **argv)
 		;
 	advancing = -1;
 	CHECK(!oneshots_live, "%lu one-shots never fired", oneshots_live);
+	check_aborts();
 	fprintf(stderr, "tw_ratas_check: seed %" PRIu64 ", %lu steps, %lu fired, now %"
 		PRIu64 "/%" PRIu64 "/%" PRIu64 ": %s\n", seed, steps_done, fired,
 		W(0).now(), W(1).now(), W(2).now(), failures ? "FAILED" : "ok");
