@@ -1345,7 +1345,7 @@ void tw_client_info(struct tw_client *c, struct twheel_info *info)
 	info->max_timers = READ_ONCE(max_timers);
 	info->user_timers = atomic_long_read(&c->user->timers);
 	info->max_user_timers = READ_ONCE(max_user_timers);
-	info->pending = c->wheel.nr_pending;
+	info->pending = c->wheel.nr_pending + (c->ring ? tw_ring_parked(c->ring) : 0);
 	info->queued = c->nr_queued + (c->ring ? tw_ring_queued(c->ring) : 0);
 	info->fired = c->wheel.nr_fired;
 	info->cascades = c->wheel.nr_cascades;

@@ -1368,14 +1368,18 @@ bool tw_ring_broken(const struct tw_ring *r)
 }
 
 /**
- * tw_ring_pending - ARMED and PARKED slots, for GET_INFO
+ * tw_ring_parked - PARKED slots, for GET_INFO's pending
  * @r: the rings, the client's lock held
  *
- * Return: the number of slots in the wheel or about to be.
+ * A parked periodic slot is armed for its next period, out of the wheel
+ * until a system call puts it back: pending, as a stop of it reports
+ * (TWHEEL_STOPPED_PENDING).  ARMED slots are in the wheel's own count.
+ *
+ * Return: the number of PARKED slots.
  */
-u64 tw_ring_pending(const struct tw_ring *r)
+u64 tw_ring_parked(const struct tw_ring *r)
 {
-	return r->nr_armed + r->nr_parked;
+	return r->nr_parked;
 }
 
 /**

@@ -42,7 +42,7 @@ bool tw_ring_broken(const struct tw_ring *r);
 bool tw_ring_held(const struct tw_ring *r);
 bool tw_ring_results_held(const struct tw_ring *r);
 u64 tw_ring_work_bound(const struct tw_ring *r);
-u64 tw_ring_pending(const struct tw_ring *r);
+u64 tw_ring_parked(const struct tw_ring *r);
 u64 tw_ring_queued(const struct tw_ring *r);
 
 /* Without the lock: poll()'s and read()'s looks, which cannot miss a wakeup. */

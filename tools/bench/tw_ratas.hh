@@ -250,8 +250,10 @@ bool TimerWheel::advance(Tick delta, size_t max_execute, int level)
 }
 
 /*
- * A tick out of the wheel's range fails (-ERANGE) and aborts, as Ratas'
- * asserts would; a delta or an end below 2^63 does not wrap.  Only
+ * A tick out of the wheel's range, 2^63 ticks (TW_MAX_TICK), fails
+ * (-ERANGE) and aborts: Ratas' levels cover 64 bits, this wheel's do not,
+ * and a tick past them must not wrap silently to one behind now.  A delta
+ * or an end below 2^63 does not wrap.  Only
  * schedule_in_range() of a pending event already due in its range returns
  * first, whatever its end, as Ratas' does.
  */

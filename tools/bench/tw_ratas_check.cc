@@ -15,8 +15,8 @@
  *   - ticks_to_next_event() never reports a tick past a pending event's;
  *   - an event scheduled on another wheel leaves the first (the sanitizers
  *     see a wheel that touches an event after its callback freed it);
- *   - a tick past the wheel's reach, or wrapping around 2^64, aborts where
- *     Ratas' asserts would stop it (in a child each).
+ *   - a tick past the wheel's reach (2^63 ticks, where Ratas' levels go on
+ *     to 2^64), or wrapping around 2^64, aborts (in a child each).
  *
  * The adapter's own shortcut in schedule_in_range(), which tells a pending
  * event from its wheel and its tick alone (cancel() sets a stopped one's
@@ -405,9 +405,10 @@ static void step(void)
 }
 
 /*
- * What Ratas' asserts stop, the adapter aborts on: a tick past the wheel's
- * reach, or one that wraps around 2^64 to a tick behind now.  Each in a
- * child of its own, on a wheel of its own.
+ * The adapter aborts on a tick past the wheel's reach, 2^63 ticks (Ratas'
+ * levels cover 64 bits), or one that wraps around 2^64 to a tick behind
+ * now, rather than go on silently.  Each in a child of its own, on a wheel
+ * of its own; SIGCHLD as waitpid() needs it, whatever was inherited.
  */
 static void check_aborts(void)
 {
@@ -423,6 +424,7 @@ static void check_aborts(void)
 	};
 	int st;
 
+	signal(SIGCHLD, SIG_DFL);
 	for (const auto &c : cases) {
 		pid_t pid = fork();
 

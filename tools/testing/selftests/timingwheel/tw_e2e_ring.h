@@ -600,6 +600,8 @@ static void t_ring_periodic_parks(struct __test_metadata *_metadata)
 		TH_LOG("%u then %u events without a system call", tail, tail2);
 	EXPECT_TRUE(!!(r.hdr->flags & TWHEEL_RING_NEED_ARM));
 	EXPECT_FALSE(!!(r.hdr->flags & TWHEEL_RING_NEED_FLUSH));
+	/* Parked, out of the wheel, it is still pending: GET_INFO arms none. */
+	EXPECT_TRUE(info(r.fd).pending == 1);
 	n = tail + 1;
 	EXPECT_TRUE(tring_reap(&r, ev, n, 5000) == n);
 	EXPECT_TRUE(periodic_check(_metadata, ev, n, 0, first, p) == n);
@@ -990,8 +992,8 @@ static void t_ring_broken_mid_enter(struct __test_metadata *_metadata)
 	EXPECT_TRUE(i.queued == 2 && i.pending == 1)
 		TH_LOG("queued %llu pending %llu", (unsigned long long)i.queued,
 		       (unsigned long long)i.pending);
-	EXPECT_TRUE(r.hdr->posted == 0 &&
-		    __atomic_load_n(&r.cq->tail, __ATOMIC_ACQUIRE) == 0);
+	/* The header's counters froze at the break; the CQ tail did not. */
+	EXPECT_TRUE(__atomic_load_n(&r.cq->tail, __ATOMIC_ACQUIRE) == 0);
 	EXPECT_TRUE(ring_enter(r.fd) == -EBADFD);
 	munmap(sq1, r.p.sq_bytes);
 out:
