@@ -91,8 +91,9 @@
  * ahead of the tail, is no honest value: the rings break for good.
  * TWHEEL_RING_BROKEN is set and ``broken`` names the ring; RING_ENTER fails
  * with EBADFD, poll() adds EPOLLERR, and no ring is read or written again.
- * Ring timers still fire, onto the waiting list, bounded by the capacity;
- * id timers and the ioctls keep working; close() frees it all.
+ * Ring timers still fire, onto the waiting list, bounded by the capacity
+ * (a periodic slot parked at the break stays parked, pending); id timers
+ * and the ioctls keep working; close() frees it all.
  */
 
 /**
