@@ -17,13 +17,21 @@ secs=${TW_FUZZ_SECONDS:-30}
 seed=${TW_FUZZ_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 make -s -C "$TW_ROOT/tools" fuzzers >&2 || tw_die "fuzzers do not build"
 status=0
-# A differential check first, in about a second: Ratas' benchmark workload
-# at a tiny size on the wheel and on the heap (and on Ratas with RATAS_DIR)
-# must fire the same timers at the same ticks (bench_ratas -q exits 1).
+# Two differential checks first, in about a second each, each failure
+# named for itself: Ratas' benchmark workload at a tiny size on the wheel
+# and on the heap (and on Ratas with RATAS_DIR) must fire the same timers
+# at the same ticks (bench_ratas -q exits 1); tw_ratas.hh must keep Ratas'
+# contract (tw_ratas_check, which prints what it found broken).
 if make -s -C "$TW_ROOT/tools" bench-ratas-check >/dev/null; then
 	tw_log "bench_ratas: the wheel and the heap agree on Ratas' workload"
 else
 	tw_log "bench_ratas: checksums differ between the wheel and the heap"
+	status=1
+fi
+if make -s -C "$TW_ROOT/tools" ratas-contract-check >/dev/null; then
+	tw_log "tw_ratas_check: tw_ratas.hh keeps Ratas' contract"
+else
+	tw_log "tw_ratas_check: tw_ratas.hh breaks Ratas' contract (its message above)"
 	status=1
 fi
 for t in core ids; do
