@@ -100,7 +100,9 @@
  * DOC: Softirq work
  *
  * The hrtimer callback applies entries and posts results and waiting
- * events within TW_CHUNK units of work.  If entries are left, or its own
+ * events within TW_CHUNK units of work (an entry applied, an entry its
+ * SQ's published head walks past while results are held, an event
+ * posted).  If entries are left, or its own
  * publish finds new ones, it does not advance the wheel past them (a stop
  * among them must win): it sets NEED_ENTER (and NEED_FLUSH, so that a CQ
  * consumer enters too), leaves the hrtimer idle and wakes pollers; the
@@ -889,9 +891,12 @@ static unsigned int tw_ring_post_waiting(struct tw_ring *r, struct tw_client *c,
 
 /*
  * Post SQ @i's results, in ring order, moving its published head over
- * entries with nothing to post, within @budget entries; then publish the
- * head.  A result without room stops it: the entries from there stay the
- * kernel's, so the producer sees its SQ fill.
+ * entries with nothing to post, within @budget entries walked; then
+ * publish the head.  With no result held, the head jumps to the applied
+ * one at no cost, whatever the budget: an SQ whose last entry took a
+ * chunk's last unit must not look full, nor its results held.  A result
+ * without room stops it: the entries from there stay the kernel's, so the
+ * producer sees its SQ fill.  Return the entries walked.
  */
 static unsigned int tw_ring_post_results(struct tw_ring *r, unsigned int i,
 					 unsigned int budget)
@@ -904,11 +909,13 @@ static unsigned int tw_ring_post_results(struct tw_ring *r, unsigned int i,
 
 	if (r->broken)
 		return 0;
-	while (sq->pub != sq->head && n < budget) {
+	while (sq->pub != sq->head) {
 		if (!sq->held) {
 			sq->pub = sq->head;
 			break;
 		}
+		if (n == budget)
+			break;
 		idx = sq->pub & (r->sq_entries - 1);
 		if (sq->res[idx] != TW_RES_NONE) {
 			e = tw_ring_cqe(r);
@@ -925,9 +932,9 @@ static unsigned int tw_ring_post_results(struct tw_ring *r, unsigned int i,
 			e->sq = i;
 			sq->res[idx] = TW_RES_NONE;
 			sq->held--;
-			n++;
 		}
 		sq->pub++;
+		n++;
 	}
 	/* Our reads of the entries are done before the producer reuses them. */
 	smp_store_release(&sq->ctl->head, sq->pub);
@@ -1153,8 +1160,8 @@ static unsigned int tw_ring_consume(struct tw_ring *r, struct tw_client *c,
 		/* Only compared: no entry is read after it. */
 		else if (READ_ONCE(r->sq[i].ctl->tail) != r->sq[i].head)
 			*left = true;
-		if (done < budget)
-			done += tw_ring_post_results(r, i, budget - done);
+		/* With no budget left too: what posts nothing is handed back. */
+		done += tw_ring_post_results(r, i, budget - done);
 	}
 	r->next_sq = (r->next_sq + 1) % r->nr_sq;
 	return done;
@@ -1166,8 +1173,8 @@ static unsigned int tw_ring_consume(struct tw_ring *r, struct tw_client *c,
  * @c:        the client, its lock held
  * @now:      the clock, host's view
  * @tick:     the tick the wheel would advance to
- * @budget:   the most units of work: entries applied, results and waiting
- *            events posted
+ * @budget:   the most units of work: entries applied, entries walked past
+ *            while results are held, waiting events posted
  * @callback: the hrtimer callback: entries left set NEED_ENTER
  *
  * Publishes @tick as wheel_ns, makes a full barrier, then posts waiting
@@ -1259,11 +1266,12 @@ bool tw_ring_held(const struct tw_ring *r)
  * tw_ring_work_bound - the most units of work the rings can hold at once
  * @r: the rings
  *
- * Return: every SQ entry, CQ entry and slot: what bounds RING_ENTER.
+ * Return: every SQ entry twice (applied, then walked past by its published
+ * head), every CQ entry and slot: what bounds RING_ENTER.
  */
 u64 tw_ring_work_bound(const struct tw_ring *r)
 {
-	return (u64)r->nr_sq * r->sq_entries + r->cq_entries + r->capacity;
+	return 2ULL * r->nr_sq * r->sq_entries + r->cq_entries + r->capacity;
 }
 
 /**

@@ -2320,6 +2320,7 @@ TEST_F_TIMEOUT(tw, ring_mmap_errors, 180) { t_ring_mmap_errors(_metadata); }
 TEST_F_TIMEOUT(tw, ring_start_expiry, 180) { t_ring_start_expiry(_metadata); }
 TEST_F_TIMEOUT(tw, ring_stop_and_results, 180) { t_ring_stop_and_results(_metadata); }
 TEST_F_TIMEOUT(tw, ring_cq_full_waits, 180) { t_ring_cq_full_waits(_metadata); }
+TEST_F_TIMEOUT(tw, ring_full_cq_hands_back, 180) { t_ring_full_cq_hands_back(_metadata); }
 TEST_F_TIMEOUT(tw, ring_start_erange, 180) { t_ring_start_erange(_metadata); }
 TEST_F_TIMEOUT(tw, ring_slack_coalesces, 180) { t_ring_slack_coalesces(_metadata); }
 TEST_F_TIMEOUT(tw, ring_periodic, 180) { t_ring_periodic(_metadata); }

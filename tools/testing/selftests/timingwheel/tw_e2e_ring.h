@@ -1000,6 +1000,53 @@ out:
 	tring_close(&r);
 }
 
+/* Publish the entries written and enter; the ENTER's result. */
+static int tring_enter_all(struct tring *r)
+{
+	__atomic_store_n(&r->sq->tail, r->sq_tail, __ATOMIC_RELEASE);
+	return ring_enter(r->fd);
+}
+
+/*
+ * With the CQ full of results, the SQ filled with 1 to sq_entries silent
+ * starts, then as many silent stops: each ENTER applies them all, hands
+ * the SQ back (its head at its tail) and returns 0, not EBUSY, whatever
+ * the fill against the kernel's chunk.  An SQ whose last entry took a
+ * chunk's last unit once kept its head back, as if results were held.
+ */
+static void t_ring_full_cq_hands_back(struct __test_metadata *_metadata)
+{
+	uint64_t far = now_ns() + 3600000 * MS;
+	unsigned int n, k;
+	int ret = 0;
+	struct tring r;
+
+	if (!ring_ok(_metadata, tring_open(&r, 256, 256, 8)))
+		return;
+	for (k = 0; k < 8; k++)
+		tring_stop(&r, k, 1, 100 + k, 0);	/* ENOENT: the CQ fills */
+	EXPECT_TRUE(tring_enter_all(&r) == 0);
+	EXPECT_TRUE(__atomic_load_n(&r.cq->tail, __ATOMIC_ACQUIRE) == 8);
+	for (n = 1; n <= r.p.sq_entries; n++) {
+		for (k = 0; k < n; k++)
+			tring_start(&r, k, 1, k, far, 0);
+		ret = tring_enter_all(&r);
+		if (ret || __atomic_load_n(&r.sq->head, __ATOMIC_ACQUIRE) != r.sq_tail)
+			break;
+		for (k = 0; k < n; k++)
+			tring_stop(&r, k, 1, k, 0);
+		ret = tring_enter_all(&r);
+		if (ret || __atomic_load_n(&r.sq->head, __ATOMIC_ACQUIRE) != r.sq_tail)
+			break;
+	}
+	EXPECT_TRUE(n > r.p.sq_entries)
+		TH_LOG("a fill of %u: ENTER %d, head %u, tail %u", n, ret,
+		       __atomic_load_n(&r.sq->head, __ATOMIC_ACQUIRE), r.sq_tail);
+	EXPECT_TRUE(info(r.fd).pending == 0);
+	EXPECT_TRUE(__atomic_load_n(&r.cq->tail, __ATOMIC_ACQUIRE) == 8);
+	tring_close(&r);
+}
+
 /* The file, timers and pages live until the last mapping goes. */
 static void t_ring_close_while_mapped(struct __test_metadata *_metadata)
 {
