@@ -15,7 +15,7 @@
  * spend at most (tw_bucket_reserve()): a fixed part, 64 tokens for the
  * call, one per SQ (a proxy for the few lines of each it loads and stores:
  * a tail, a head, the results it holds) and TW_CHUNK for the units of ring
- * work it may do (an entry applied, a result or a waiting event posted),
+ * work it may do (an entry applied or walked past, an event posted),
  * done or not; and a variable part, one per timer it may fire and one per
  * timer it may move down a level, two expiry_batch, cut so that the whole
  * is at most a quarter of the most the bucket holds (tw_bucket_most():

@@ -1011,8 +1011,9 @@ static int tring_enter_all(struct tring *r)
  * With the CQ full of results, the SQ filled with 1 to sq_entries silent
  * starts, then as many silent stops: each ENTER applies them all, hands
  * the SQ back (its head at its tail) and returns 0, not EBUSY, whatever
- * the fill against the kernel's chunk.  An SQ whose last entry took a
- * chunk's last unit once kept its head back, as if results were held.
+ * the fill against the kernel's chunk (TW_RING_CHUNK, 128, while it is no
+ * larger than the SQ).  An SQ whose last entry took a chunk's last unit
+ * once kept its head back, as if results were held.
  */
 static void t_ring_full_cq_hands_back(struct __test_metadata *_metadata)
 {
