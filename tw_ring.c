@@ -91,6 +91,9 @@
  * ahead of the tail, is no honest value: the rings break for good.
  * TWHEEL_RING_BROKEN is set and ``broken`` names the ring; RING_ENTER fails
  * with EBADFD, poll() adds EPOLLERR, and no ring is read or written again.
+ * The events posted before the break are published before the flag, so a
+ * consumer reads them all, then learns of the break from the flag
+ * (timingwheel_peek_cqe(3) on an empty CQ, timingwheel_cq_advance(3)).
  * Ring timers still fire, onto the waiting list, bounded by the capacity
  * (a periodic slot parked at the break stays parked, pending); id timers
  * and the ioctls keep working; close() frees it all.
@@ -689,6 +692,13 @@ static void tw_ring_break(struct tw_ring *r, u32 which)
 	r->broken = which;
 	/* No ring is looked at again: nothing to enter or flush for. */
 	WRITE_ONCE(r->flags, TWHEEL_RING_BROKEN);
+	/*
+	 * The events this point posted, published before the flag (the
+	 * announce's first smp_wmb()): a consumer whose acquire load sees
+	 * the flag then sees every event there will ever be.  tw_ring_end()
+	 * stores the same tail again.
+	 */
+	smp_store_release(&r->cq_ctl->tail, r->cq_tail);
 	tw_ring_announce(r);
 }
 
@@ -944,15 +954,20 @@ static unsigned int tw_ring_post_results(struct tw_ring *r, unsigned int i,
 /*
  * Post the results that wait for CQ room, within @budget, before waiting
  * events: they hold SQ space, and periodic slots could keep the CQ full of
- * events forever, so that a stop's SQ never drained.  Return how many.
+ * events forever, so that a stop's SQ never drained.  From the round's
+ * first SQ, as tw_ring_consume(): a walk costs budget, and SQ 0 must not
+ * take every callback's.  Return how many units.
  */
 static unsigned int tw_ring_post_held(struct tw_ring *r, unsigned int budget)
 {
-	unsigned int i, done = 0;
+	unsigned int i = r->next_sq, k, done = 0;
 
-	for (i = 0; i < r->nr_sq && done < budget; i++)
+	for (k = 0; k < r->nr_sq && done < budget; k++) {
 		if (r->sq[i].pub != r->sq[i].head)
 			done += tw_ring_post_results(r, i, budget - done);
+		if (++i == r->nr_sq)
+			i = 0;
+	}
 	return done;
 }
 

@@ -236,8 +236,11 @@ TW_EXPORT int timingwheel_ring_init(int fd,
 			return -errno;
 	} else {
 		ret = tw_ring_attach(ring);
-		if (ret)
+		if (ret) {
+			/* The header, if a refused geometry came with it. */
+			timingwheel_ring_exit(ring);
 			return ret;
+		}
 	}
 	ring->sqs = calloc(ring->params.nr_sq, sizeof(*ring->sqs));
 	/* A stub per SQ after the slots: nr_sq <= 64, no overflow. */
@@ -608,10 +611,26 @@ TW_EXPORT int timingwheel_stop_won(const struct timingwheel_sq *sq,
 	return sq->wheel_ns < when_ns;
 }
 
+/*
+ * Broken rings clear every NEED_* flag, so the consumer, which enters only
+ * for those, asks the header itself.  The kernel posts nothing once it has
+ * set the flag (acquire: the posts before it are seen).
+ */
+static int tw_ring_broken(const struct timingwheel_ring *ring)
+{
+	return !!(__atomic_load_n(&ring->hdr->flags, __ATOMIC_ACQUIRE) &
+		  TWHEEL_RING_BROKEN);
+}
+
 TW_EXPORT int timingwheel_peek_cqe(struct timingwheel_ring *ring,
 				   struct twheel_cqe **cqe)
 {
-	return timingwheel_peek_batch_cqe(ring, cqe, 1) ? 0 : -EAGAIN;
+	if (timingwheel_peek_batch_cqe(ring, cqe, 1))
+		return 0;
+	if (!tw_ring_broken(ring))
+		return -EAGAIN;
+	/* What was posted before the break is still read first. */
+	return timingwheel_peek_batch_cqe(ring, cqe, 1) ? 0 : -EBADFD;
 }
 
 /* The kernel's flags that ask the CQ's consumer for a system call. */
@@ -664,6 +683,8 @@ TW_EXPORT int timingwheel_cq_advance(struct timingwheel_ring *ring,
 	/* The store-buffering pair with the kernel's NEED_FLUSH (and NEED_ARM) store. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	flags = __atomic_load_n(&ring->hdr->flags, __ATOMIC_RELAXED);
+	if (flags & TWHEEL_RING_BROKEN)
+		return -EBADFD;
 	if (!(flags & TW_CQ_NEEDS))
 		return 0;
 	ret = timingwheel_ring_enter(ring);

@@ -1148,6 +1148,43 @@ static void test_ring_cq_overflow(void)
 }
 
 /*
+ * The consumer learns that the rings broke.  Breaking clears every NEED_*
+ * flag, so a consumer that entered only on them never would: an event
+ * posted before the break is still read, then cq_advance() (with its
+ * events consumed) and an empty peek say -EBADFD.
+ */
+static void test_ring_broken(void)
+{
+	uint64_t end = timingwheel_now(CLOCK_MONOTONIC) + 5000 * MS;
+	struct timingwheel_ring ring;
+	struct twheel_cqe *cqe = NULL;
+	struct timingwheel_sq *sq;
+	uint32_t a;
+	uint16_t ga;
+
+	if (ring_open(&ring, 4, 1, 8, 8))
+		return;
+	sq = timingwheel_ring_sq(&ring, 0);
+	CHECK_RET(timingwheel_slot_get(sq, &a, &ga), 0);
+	timingwheel_prep_start(timingwheel_get_sqe(sq), a, ga, 0xbad,
+			       timingwheel_now(CLOCK_MONOTONIC), 0, 0);
+	CHECK_RET(timingwheel_submit(sq), 1);
+	while (ring.cq->tail == ring.cq_head &&
+	       timingwheel_now(CLOCK_MONOTONIC) < end)
+		sleep_ms(5);
+	/* A tail more than the SQ's size ahead of its head. */
+	__atomic_store_n(&sq->ctl->tail, sq->tail + 9, __ATOMIC_RELEASE);
+	CHECK_RET(timingwheel_ring_enter(&ring), -EBADFD);
+	CHECK_RET(timingwheel_peek_cqe(&ring, &cqe), 0);
+	CHECK(cqe && cqe->cookie == 0xbad, "the expiry before the break");
+	CHECK_RET(timingwheel_cq_advance(&ring, 1), -EBADFD);
+	CHECK_RET(timingwheel_peek_cqe(&ring, &cqe), -EBADFD);
+	CHECK_RET(timingwheel_cq_advance(&ring, 0), -EBADFD);
+	CHECK(ring.cq_head == ring.cq->tail, "the event not consumed");
+	ring_close(&ring);
+}
+
+/*
  * The return queue, white-box: a put caught between its exchange and its
  * link store (done here by hand, on the library's own fields) hides the
  * slots behind it, -EAGAIN, and loses none; every slot comes back once,
@@ -1594,6 +1631,7 @@ static const struct {
 	{ "ring_results", test_ring_results },
 	{ "ring_periodic", test_ring_periodic },
 	{ "ring_cq_overflow", test_ring_cq_overflow },
+	{ "ring_broken", test_ring_broken },
 	{ "ring_slot_return", test_ring_slot_return },
 	{ "ring_slot_mpsc", test_ring_slot_mpsc },
 	{ "ring_set_now", test_ring_set_now },
