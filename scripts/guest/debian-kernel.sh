@@ -30,8 +30,11 @@ img=$TW_CACHE/images/$ver
 if [ ! -f "$img/vmlinuz" ]; then
 	tw_log "fetching linux-image-$ver"
 	rm -rf "$img.tmp" && mkdir -p "$img.tmp"
-	(cd "$img.tmp" && apt-get download -q "linux-image-$ver" >/dev/null 2>&1) ||
-		tw_die "apt-get download linux-image-$ver failed"
+	# The signed image can lag its headers in the archive by days; the
+	# unsigned one holds the same vmlinuz, which QEMU boots unsigned.
+	(cd "$img.tmp" && { apt-get download -q "linux-image-$ver" ||
+		apt-get download -q "linux-image-$ver-unsigned"; } >/dev/null 2>&1) ||
+		tw_die "apt-get download linux-image-$ver (or -unsigned) failed"
 	dpkg-deb -x "$img.tmp"/linux-image-*.deb "$img.tmp/root"
 	mkdir -p "$img"
 	cp "$img.tmp/root/boot/vmlinuz-$ver" "$img/vmlinuz"
