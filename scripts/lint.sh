@@ -149,7 +149,12 @@ lint_build() {
 
 lint_build uml-6.12 "$("$TW_ROOT/scripts/guest/uml-kernel.sh" normal)" ARCH=um || status=1
 for k in "${TW_KERNELS[@]}"; do
-	read -r ver kdir _ < <("$TW_ROOT/scripts/guest/debian-kernel.sh" "$k")
+	if ! out=$("$TW_ROOT/scripts/guest/debian-kernel.sh" "$k"); then
+		tw_log "W=1 + sparse build against $k: no kernel to build against"
+		status=1
+		continue
+	fi
+	read -r ver kdir _ <<<"$out"
 	lint_build "$ver" "$kdir" || status=1
 done
 exit $status

@@ -19,7 +19,9 @@ set -euo pipefail
 kernel=${1:?usage: qemu-run.sh KERNEL MODE}
 mode=${2:?usage: qemu-run.sh KERNEL MODE}
 tw_need qemu-system-x86 busybox-static cpio gzip
-read -r ver kdir vmlinuz < <("$TW_ROOT/scripts/guest/debian-kernel.sh" "$kernel")
+# Its failure ends this script (set -e), its reason already printed.
+kinfo=$("$TW_ROOT/scripts/guest/debian-kernel.sh" "$kernel")
+read -r ver kdir vmlinuz <<<"$kinfo"
 work=$TW_CACHE/run/qemu-$kernel-$mode${TW_RUN_TAG:+-$TW_RUN_TAG}
 rm -rf "$work" && mkdir -p "$work"
 
