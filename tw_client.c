@@ -584,18 +584,20 @@ static unsigned int tw_catch_up(struct tw_client *c, u64 now,
 {
 	unsigned int fired = 0;
 	u64 tick = div64_u64(now, c->resolution);
-	u32 flags = 0;
+	bool stalled, broken;
 
 	lockdep_assert_held(&c->lock);
 	c->fire_ns = now;
 	if (!c->ring)
 		return tw_advance(&c->wheel, tick, batch, tw_fire, c);
-	flags = tw_ring_stalled(c->ring);
+	stalled = tw_ring_stalled(c->ring);
+	broken = tw_ring_broken(c->ring);
 	if (tw_ring_begin(c->ring, c, now, tick, budget, callback))
 		fired = tw_advance(&c->wheel, tick, batch, tw_fire, c);
 	fired += tw_ring_end(c->ring);
-	/* A change of NEED_ENTER wakes pollers too. */
-	return fired + (flags != tw_ring_stalled(c->ring));
+	/* A change of NEED_ENTER, or a break, wakes pollers too. */
+	return fired + (stalled != tw_ring_stalled(c->ring) ||
+			broken != tw_ring_broken(c->ring));
 }
 
 /*
@@ -1712,6 +1714,8 @@ static long tw_client_ring_chunk(struct tw_client *c, bool last, bool *more,
 			*held = tw_ring_results_held(c->ring);
 		}
 		ret = tw_ring_broken(c->ring) ? -EBADFD : (long)posted;
+		/* Broken in this hold (tw_ring_more() too): wake pollers. */
+		posted += ret == -EBADFD;
 	}
 	spin_unlock_bh(&c->lock);
 	if (posted)

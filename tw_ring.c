@@ -90,10 +90,12 @@
  * applied head, or a CQ head that leaves more than cq_entries events or is
  * ahead of the tail, is no honest value: the rings break for good.
  * TWHEEL_RING_BROKEN is set and ``broken`` names the ring; RING_ENTER fails
- * with EBADFD, poll() adds EPOLLERR, and no ring is read or written again.
- * The events posted before the break are published before the flag, so a
- * consumer reads them all, then learns of the break from the flag
- * (timingwheel_peek_cqe(3) on an empty CQ, timingwheel_cq_advance(3)).
+ * with EBADFD, poll() adds EPOLLERR and pollers are woken, and no entry is
+ * read and no event written again.  The events posted before the break are
+ * published before the flag (the CQ tail is stored once more, unchanged,
+ * at the point's end), so a consumer reads them all, then learns of the
+ * break from the flag (timingwheel_peek_cqe(3) and timingwheel_cq_advance(3)
+ * on an empty CQ).
  * Ring timers still fire, onto the waiting list, bounded by the capacity
  * (a periodic slot parked at the break stays parked, pending); id timers
  * and the ioctls keep working; close() frees it all.
@@ -1152,7 +1154,7 @@ static unsigned int tw_ring_apply_sq(struct tw_ring *r, struct tw_client *c,
 }
 
 /*
- * One round over the SQs, from the one after where the last stopped:
+ * One round over the SQs, from the round's first, one SQ further each round:
  * results held for room first, since they hold SQ space, then the
  * entries.  Return the units of work done.
  */

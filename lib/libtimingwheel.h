@@ -254,7 +254,7 @@ int timingwheel_submit(struct timingwheel_sq *sq);
 /* timingwheel_submit(3): whether the last submit's stops of @when_ns win. */
 int timingwheel_stop_won(const struct timingwheel_sq *sq, uint64_t when_ns);
 
-/* timingwheel_peek_cqe(3): the oldest event, not consumed. */
+/* timingwheel_peek_cqe(3): the oldest event, not consumed; -EBADFD once broken and empty. */
 int timingwheel_peek_cqe(struct timingwheel_ring *ring,
 			 struct twheel_cqe **cqe);
 
@@ -263,7 +263,10 @@ unsigned int timingwheel_peek_batch_cqe(struct timingwheel_ring *ring,
 					struct twheel_cqe **cqes,
 					unsigned int n);
 
-/* timingwheel_peek_cqe(3): consume @n events; enter if the kernel asks. */
+/*
+ * timingwheel_peek_cqe(3): consume @n events; enter if the kernel asks;
+ * -EBADFD once broken and empty.
+ */
 int timingwheel_cq_advance(struct timingwheel_ring *ring, unsigned int n);
 
 /* timingwheel_ring_enter(3): TWHEEL_IOC_RING_ENTER now. */

@@ -682,9 +682,12 @@ TW_EXPORT int timingwheel_cq_advance(struct timingwheel_ring *ring,
 	__atomic_store_n(&ring->cq->head, ring->cq_head, __ATOMIC_RELEASE);
 	/* The store-buffering pair with the kernel's NEED_FLUSH (and NEED_ARM) store. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	flags = __atomic_load_n(&ring->hdr->flags, __ATOMIC_RELAXED);
+	/* Acquire: a break's events are seen with it (tw_ring_broken()). */
+	flags = __atomic_load_n(&ring->hdr->flags, __ATOMIC_ACQUIRE);
 	if (flags & TWHEEL_RING_BROKEN)
-		return -EBADFD;
+		/* Not while events posted before it wait to be read. */
+		return __atomic_load_n(&ring->cq->tail, __ATOMIC_ACQUIRE) ==
+		       ring->cq_head ? -EBADFD : 0;
 	if (!(flags & TW_CQ_NEEDS))
 		return 0;
 	ret = timingwheel_ring_enter(ring);
