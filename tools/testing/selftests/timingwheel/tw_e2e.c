@@ -2335,6 +2335,7 @@ TEST_F_TIMEOUT(tw, ring_stop_before_due_wins, 180)
 
 TEST_F_TIMEOUT(tw, ring_corrupt_broken, 180) { t_ring_corrupt_broken(_metadata); }
 TEST_F_TIMEOUT(tw, ring_broken_mid_enter, 180) { t_ring_broken_mid_enter(_metadata); }
+TEST_F_TIMEOUT(tw, ring_break_wakes_poller, 180) { t_ring_break_wakes_poller(_metadata); }
 TEST_F_TIMEOUT(tw, ring_close_while_mapped, 180) { t_ring_close_while_mapped(_metadata); }
 TEST_F_TIMEOUT(tw, ring_scribbler, 180) { t_ring_scribbler(_metadata); }
 

@@ -1007,6 +1007,102 @@ static int tring_enter_all(struct tring *r)
 	return ring_enter(r->fd);
 }
 
+struct ring_poller {
+	int		fd;
+	pid_t		tid;
+	int		ret;
+	short		revents;
+	uint64_t	slept;
+};
+
+/* One poll() of the file for POLLIN, up to 3 s, and how long it took. */
+static void *ring_poller(void *arg)
+{
+	struct ring_poller *p = arg;
+	struct pollfd pf = { .fd = p->fd, .events = POLLIN };
+	uint64_t t0 = now_ns();
+
+	__atomic_store_n(&p->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	p->ret = poll(&pf, 1, 3000);
+	p->revents = pf.revents;
+	p->slept = now_ns() - t0;
+	return NULL;
+}
+
+/*
+ * Whether a poller asleep in another thread was woken to POLLERR: a poll()
+ * that times out looks once more and sees it too, so it must end well
+ * before its timeout.
+ */
+static bool ring_poller_erred(struct __test_metadata *_metadata, pthread_t th,
+			      struct ring_poller *p)
+{
+	bool woken;
+
+	pthread_join(th, NULL);
+	woken = p->ret == 1 && (p->revents & POLLERR) && p->slept < 2500 * MS;
+	EXPECT_TRUE(woken)
+		TH_LOG("poll %d revents %#x after %llu ms", p->ret, p->revents,
+		       (unsigned long long)(p->slept / MS));
+	return woken;
+}
+
+/*
+ * A break wakes a thread asleep in poll(), though it posts nothing: once
+ * from an ENTER, once from an hrtimer callback that breaks after a stop
+ * and so fires nothing.  The callback's round starts at SQ 0: the ENTER's
+ * round started at SQ 0, the poll()'s at SQ 1, one SQ further a round.
+ */
+static void t_ring_break_wakes_poller(struct __test_metadata *_metadata)
+{
+	struct ring_poller p = { 0 };
+	struct twheel_ring_ctl *sq1;
+	struct twheel_info i;
+	struct tring r;
+	pthread_t th;
+	uint64_t due;
+
+	if (!ring_ok(_metadata, tring_open(&r, 16, 8, 8)))
+		return;
+	p.fd = r.fd;
+	EXPECT_TRUE(pthread_create(&th, NULL, ring_poller, &p) == 0);
+	EXPECT_TRUE(wait_sleeping(&p.tid));
+	__atomic_store_n(&r.sq->tail, r.sq_tail + 9, __ATOMIC_RELEASE);
+	EXPECT_TRUE(ring_enter(r.fd) == -EBADFD);
+	ring_poller_erred(_metadata, th, &p);
+	tring_close(&r);
+
+	if (!ring_ok(_metadata, tring_open_nr(&r, 0, 2, 16, 8, 8, 0)))
+		return;
+	sq1 = ring_map(r.fd, TWHEEL_OFF_SQ(1), r.p.sq_bytes,
+		       PROT_READ | PROT_WRITE);
+	if (!ring_ok(_metadata, sq1 ? 0 : -errno))
+		goto out;
+	due = now_ns() + 1000 * MS;
+	tring_start(&r, 1, 1, 21, due, 0);
+	EXPECT_TRUE(tring_enter_all(&r) == 0);
+	p = (struct ring_poller){ .fd = r.fd };
+	EXPECT_TRUE(pthread_create(&th, NULL, ring_poller, &p) == 0);
+	EXPECT_TRUE(wait_sleeping(&p.tid));
+	tring_stop(&r, 1, 1, 21, 0);
+	__atomic_store_n(&r.sq->tail, r.sq_tail, __ATOMIC_RELEASE);
+	__atomic_store_n(&sq1->tail, r.p.sq_entries + 1, __ATOMIC_RELEASE);
+	/* A guest too slow to get here before the due time proves nothing. */
+	if (now_ns() + 100 * MS < due && ring_poller_erred(_metadata, th, &p)) {
+		i = info(r.fd);
+		EXPECT_TRUE(r.hdr->broken == (TWHEEL_BROKEN_SQ | 1) &&
+			    i.pending == 0 && i.queued == 0)
+			TH_LOG("broken %#x pending %llu queued %llu", r.hdr->broken,
+			       (unsigned long long)i.pending,
+			       (unsigned long long)i.queued);
+	} else {
+		pthread_join(th, NULL);
+	}
+	munmap(sq1, r.p.sq_bytes);
+out:
+	tring_close(&r);
+}
+
 /*
  * With the CQ full of results, the SQ filled with 1 to sq_entries silent
  * starts, then as many silent stops: each ENTER applies them all, hands
