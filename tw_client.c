@@ -667,16 +667,19 @@ static unsigned int tw_callback_stall(struct tw_client *c)
  * Program the hrtimer for the wheel's next work.  A ring file then
  * publishes it; entries the publish finds (its store-buffering check) are
  * applied at once, and the hrtimer programmed and published again.  Return
- * the events posted meanwhile; the caller wakes readers after unlocking.
+ * the events posted meanwhile, plus 1 if that broke the rings; the caller
+ * wakes readers after unlocking.
  */
 static unsigned int tw_program(struct tw_client *c, u64 now, bool callback)
 {
 	unsigned int k, posted = 0;
 	u64 tick = div64_u64(now, c->resolution);
+	bool broken;
 
 	tw_set_hrtimer(c, tw_next_work(c, now));
 	if (!c->ring)
 		return 0;
+	broken = tw_ring_broken(c->ring);
 	for (k = 0; tw_ring_publish(c->ring, tw_armed_for(c)); k++) {
 		if (tw_ring_stalled(c->ring))
 			break;
@@ -695,7 +698,8 @@ static unsigned int tw_program(struct tw_client *c, u64 now, bool callback)
 		posted += tw_ring_end(c->ring);
 		tw_set_hrtimer(c, tw_next_work(c, now));
 	}
-	return posted;
+	/* A break here posts nothing, and wakes pollers all the same. */
+	return posted + (broken != tw_ring_broken(c->ring));
 }
 
 static void tw_wake_readers(struct tw_client *c)
