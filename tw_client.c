@@ -584,20 +584,18 @@ static unsigned int tw_catch_up(struct tw_client *c, u64 now,
 {
 	unsigned int fired = 0;
 	u64 tick = div64_u64(now, c->resolution);
-	bool stalled, broken;
+	bool stalled;
 
 	lockdep_assert_held(&c->lock);
 	c->fire_ns = now;
 	if (!c->ring)
 		return tw_advance(&c->wheel, tick, batch, tw_fire, c);
 	stalled = tw_ring_stalled(c->ring);
-	broken = tw_ring_broken(c->ring);
 	if (tw_ring_begin(c->ring, c, now, tick, budget, callback))
 		fired = tw_advance(&c->wheel, tick, batch, tw_fire, c);
 	fired += tw_ring_end(c->ring);
-	/* A change of NEED_ENTER, or a break, wakes pollers too. */
-	return fired + (stalled != tw_ring_stalled(c->ring) ||
-			broken != tw_ring_broken(c->ring));
+	/* A change of NEED_ENTER wakes pollers too (a break: tw_wake()). */
+	return fired + (stalled != tw_ring_stalled(c->ring));
 }
 
 /*
@@ -674,12 +672,10 @@ static unsigned int tw_program(struct tw_client *c, u64 now, bool callback)
 {
 	unsigned int k, posted = 0;
 	u64 tick = div64_u64(now, c->resolution);
-	bool broken;
 
 	tw_set_hrtimer(c, tw_next_work(c, now));
 	if (!c->ring)
 		return 0;
-	broken = tw_ring_broken(c->ring);
 	for (k = 0; tw_ring_publish(c->ring, tw_armed_for(c)); k++) {
 		if (tw_ring_stalled(c->ring))
 			break;
@@ -698,13 +694,33 @@ static unsigned int tw_program(struct tw_client *c, u64 now, bool callback)
 		posted += tw_ring_end(c->ring);
 		tw_set_hrtimer(c, tw_next_work(c, now));
 	}
-	/* A break here posts nothing, and wakes pollers all the same. */
-	return posted + (broken != tw_ring_broken(c->ring));
+	return posted;
 }
 
-static void tw_wake_readers(struct tw_client *c)
+/*
+ * Whether the rings broke under this lock hold, wherever in its work: a
+ * break posts nothing, and is owed a wake-up all the same (tw_wake()).
+ */
+static bool tw_took_break(struct tw_client *c)
 {
-	wake_up_interruptible_poll(&c->wq, EPOLLIN | EPOLLRDNORM);
+	lockdep_assert_held(&c->lock);
+	return c->ring && tw_ring_take_break(c->ring);
+}
+
+/*
+ * Wake readers and pollers, the lock dropped: for events posted or a flag
+ * changed (@fired), or for a break (@broke).  A break's key has EPOLLERR:
+ * pollwake() and ep_poll_callback() drop a wake-up whose key holds none of
+ * the events a waiter asked for, and every waiter asks for EPOLLERR, one
+ * that asked for nothing else (poll()'s events 0, epoll's EPOLLOUT) too.
+ */
+static void tw_wake(struct tw_client *c, bool fired, bool broke)
+{
+	if (broke)
+		wake_up_interruptible_poll(&c->wq,
+					   EPOLLIN | EPOLLRDNORM | EPOLLERR);
+	else if (fired)
+		wake_up_interruptible_poll(&c->wq, EPOLLIN | EPOLLRDNORM);
 }
 
 /**
@@ -720,7 +736,7 @@ unsigned int tw_client_expire(struct tw_client *c)
 {
 	unsigned int fired, batch = tw_expiry_batch();
 	u64 now, rate = READ_ONCE(ring_budget), moves = 0, fixed, spent;
-	bool pays;
+	bool pays, broke;
 
 	spin_lock(&c->lock);
 	c->nr_wakeups++;
@@ -749,10 +765,10 @@ unsigned int tw_client_expire(struct tw_client *c)
 	if (pays)
 		tw_bucket_settle(&c->user->bucket, moves, spent, rate);
 out:
+	broke = tw_took_break(c);
 	spin_unlock(&c->lock);
-	if (fired)
-		tw_wake_readers(c);
-	return fired;
+	tw_wake(c, fired, broke);
+	return fired + broke;
 }
 EXPORT_SYMBOL_TW_KBENCH(tw_client_expire);
 
@@ -1045,6 +1061,7 @@ static void tw_apply(struct tw_client *c, struct twheel_op *ops, unsigned int n,
 		     struct tw_spares *spares)
 {
 	unsigned int i, fired;
+	bool broke;
 	u64 now;
 
 	spin_lock_bh(&c->lock);
@@ -1068,9 +1085,9 @@ static void tw_apply(struct tw_client *c, struct twheel_op *ops, unsigned int n,
 	/* What the stops let the index spare, for the slab after the lock. */
 	spares->seg = tw_ids_release_seg(&c->ids);
 	fired += tw_program(c, now, false);
+	broke = tw_took_break(c);
 	spin_unlock_bh(&c->lock);
-	if (fired)
-		tw_wake_readers(c);
+	tw_wake(c, fired, broke);
 }
 
 /* What one timer costs its memory cgroup, its charge's pointer included. */
@@ -1512,6 +1529,7 @@ static ssize_t tw_read_chunk(struct tw_client *c, size_t done, unsigned int max,
 	struct tw_id_seg *seg;
 	LIST_HEAD(taken);
 	unsigned int n, posted = 0;
+	bool broke;
 	int err;
 
 	spin_lock_bh(&c->lock);
@@ -1531,11 +1549,11 @@ static ssize_t tw_read_chunk(struct tw_client *c, size_t done, unsigned int max,
 	}
 	/* What the delivered one-shot timers let the index spare. */
 	seg = tw_ids_release_seg(&c->ids);
+	broke = tw_took_break(c);
 	spin_unlock_bh(&c->lock);
 	kfree(seg);
 	tw_shrink_ids(c);
-	if (err || posted)
-		tw_wake_readers(c);
+	tw_wake(c, err || posted, broke);
 	if (err)
 		return err;
 	return n;
@@ -1701,6 +1719,7 @@ static long tw_client_ring_chunk(struct tw_client *c, bool last, bool *more,
 {
 	unsigned int posted = 0;
 	long ret = 0;
+	bool broke;
 	u64 now;
 
 	spin_lock_bh(&c->lock);
@@ -1718,12 +1737,11 @@ static long tw_client_ring_chunk(struct tw_client *c, bool last, bool *more,
 			*held = tw_ring_results_held(c->ring);
 		}
 		ret = tw_ring_broken(c->ring) ? -EBADFD : (long)posted;
-		/* Broken in this hold (tw_ring_more() too): wake pollers. */
-		posted += ret == -EBADFD;
 	}
+	/* Broken in this hold, tw_ring_more()'s look at the CQ head too. */
+	broke = tw_took_break(c);
 	spin_unlock_bh(&c->lock);
-	if (posted)
-		tw_wake_readers(c);
+	tw_wake(c, posted, broke);
 	return ret;
 }
 

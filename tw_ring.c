@@ -90,8 +90,9 @@
  * applied head, or a CQ head that leaves more than cq_entries events or is
  * ahead of the tail, is no honest value: the rings break for good.
  * TWHEEL_RING_BROKEN is set and ``broken`` names the ring; RING_ENTER fails
- * with EBADFD, poll() adds EPOLLERR and pollers are woken, and no entry is
- * read and no event written again.  The events posted before the break are
+ * with EBADFD, poll() adds EPOLLERR, pollers are woken with EPOLLERR in the
+ * key (tw_ring_take_break()), and no entry is read and no event written
+ * again.  The events posted before the break are
  * published before the flag (the CQ tail is stored once more, unchanged,
  * at the point's end), so a consumer reads them all, then learns of the
  * break from the flag (timingwheel_peek_cqe(3) and timingwheel_cq_advance(3)
@@ -242,6 +243,8 @@ struct tw_ring_sq {
  * @flags:      TWHEEL_RING_*, as published; written under tw_client.lock
  *              with WRITE_ONCE(), read without it by read() and poll()
  * @broken:     the ring that broke them, or 0; tw_client.lock
+ * @break_owed: the break is yet to wake pollers (tw_ring_take_break());
+ *              tw_client.lock
  * @seq:        the header's sequence count; tw_client.lock
  * @off:        the time namespace offset at setup; constant
  * @resolution: the client's, fixed at setup; constant
@@ -285,6 +288,7 @@ struct tw_ring {
 	u64			wheel_ns;
 	u32			flags;
 	u32			broken;
+	bool			break_owed;
 	u32			seq;
 	s64			off;
 	u64			resolution;
@@ -692,6 +696,7 @@ static void tw_ring_break(struct tw_ring *r, u32 which)
 	if (r->broken)
 		return;
 	r->broken = which;
+	r->break_owed = true;
 	/* No ring is looked at again: nothing to enter or flush for. */
 	WRITE_ONCE(r->flags, TWHEEL_RING_BROKEN);
 	/*
@@ -1391,6 +1396,25 @@ bool tw_ring_more(struct tw_ring *r)
 bool tw_ring_broken(const struct tw_ring *r)
 {
 	return r->broken;
+}
+
+/**
+ * tw_ring_take_break - whether the rings broke since this was last asked
+ * @r: the rings, the client's lock held
+ *
+ * A break posts nothing, so a point that breaks the rings may have nothing
+ * else to wake pollers for.  Every path that consumes the rings asks this
+ * before it drops the lock, wherever in its work the break happened, and
+ * wakes with EPOLLERR in the key if so.
+ *
+ * Return: true once after the rings broke.
+ */
+bool tw_ring_take_break(struct tw_ring *r)
+{
+	bool owed = r->break_owed;
+
+	r->break_owed = false;
+	return owed;
 }
 
 /**

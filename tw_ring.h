@@ -39,6 +39,7 @@ void tw_ring_stall(struct tw_ring *r);
 bool tw_rings_supported(void);
 bool tw_ring_more(struct tw_ring *r);
 bool tw_ring_broken(const struct tw_ring *r);
+bool tw_ring_take_break(struct tw_ring *r);
 bool tw_ring_held(const struct tw_ring *r);
 bool tw_ring_results_held(const struct tw_ring *r);
 u64 tw_ring_work_bound(const struct tw_ring *r);

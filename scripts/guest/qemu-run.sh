@@ -57,11 +57,16 @@ chmod +x "$root/init"
 accel=tcg,thread=single
 [ "$mode" != threads ] || accel=tcg,thread=multi
 tw_log "booting $ver in QEMU ($mode)"
-timeout "${TW_QEMU_TIMEOUT:-900}" qemu-system-x86_64 -nographic -no-reboot \
+qemu_timeout=${TW_QEMU_TIMEOUT:-900}
+rc=0
+timeout "$qemu_timeout" qemu-system-x86_64 -nographic -no-reboot \
 	-accel "${TW_QEMU_ACCEL:-$accel}" -cpu max -smp 2 -m "${TW_QEMU_MEM:-2048}" \
 	-kernel "$vmlinuz" -initrd "$work/initramfs.gz" \
 	-append "console=ttyS0 panic=-1 rdinit=/init tw.mode=$mode tw.fuzz=${TW_FUZZ_SECONDS:-0} tw.seed=${TW_FUZZ_SEED:-0}${TW_E2E_ONLY:+ tw.only=$TW_E2E_ONLY}" \
-	</dev/null >"$work/console.log" 2>&1 || true
+	</dev/null >"$work/console.log" 2>&1 || rc=$?
+# The verdict judges the console; a guest cut off says so by name, not
+# only by the markers it never printed.
+[ $rc -ne 124 ] || tw_log "$ver ($mode): the guest ran past ${qemu_timeout}s and was killed (TW_QEMU_TIMEOUT)"
 
 # For the demonstration and the benchmark, what the guest printed is the point
 # (TW-GUEST to TW-DONE: scripts/guest/markers.txt).

@@ -23,6 +23,12 @@
 # only those run, without the examples.
 # Running only the tests that catch a bug keeps the stage within its time.
 #
+# Device bugs run two at a time, one a CPU: most of a mutant's time is its
+# failing test's wait.  A bug whose catch depends on the guest keeping time
+# (a test that judges only the rounds a callback ran in time, a period
+# measured against a sleep) says so in a line "Alone: WHY", and runs after
+# the others with nothing beside it, as do the qemu and host suites.
+#
 #   scripts/mutations/mutate.sh core|device
 #
 # TW_MUTATION=<part of a name> runs only the matching mutations;
@@ -40,9 +46,8 @@ core)
 	verdict='Ran [1-9][0-9]* tests: .*(failed|crashed): [1-9][0-9]*.*'
 	;;
 device)
-	# One at a time: the e2e tests sleep and time, and ring-sb needs
-	# both CPUs to itself.
-	jobs=${TW_MUTATION_JOBS:-1}
+	# Two at a time, but not those that time (alone(), below).
+	jobs=${TW_MUTATION_JOBS:-2}
 	# The UML debug kernel: twice as fast as a TCG guest, and KASAN
 	# turns a mutant's memory error into a report.
 	# The cases of tw_libtest a bug's header names ("Libtest: C1,C2").
@@ -70,6 +75,14 @@ device)
 	;;
 *) tw_die "usage: mutate.sh core|device" ;;
 esac
+
+# alone PATCH: whether the bug runs with no other beside it: its header
+# says "Alone: WHY", or it is judged in a QEMU guest or by ring-sb, which
+# needs both CPUs to itself.
+alone() {
+	[ "$kind" = device ] &&
+		sed -n '2,/^---/p' "$1" | grep -qE '^Alone: .|^Suite: (qemu|host) '
+}
 
 tw_need patch
 # Where mutants are built and run: apart from another run's (TW_RUN_TAG),
@@ -144,10 +157,24 @@ for m in "$TW_ROOT/scripts/mutations/$kind"/*.patch; do
 	grep -q '^Planted bug: .' <(head -n 1 "$m") ||
 		tw_die "$m does not start with 'Planted bug: '"
 done
-for m in "$TW_ROOT/scripts/mutations/$kind"/*.patch; do
+# Those that share the CPUs first, then those that run alone, one by one.
+order=()
+for pass in shared alone; do
+	for m in "$TW_ROOT/scripts/mutations/$kind"/*.patch; do
+		if alone "$m"; then
+			[ $pass = alone ] && order+=("$m")
+		else
+			[ $pass = shared ] && order+=("$m")
+		fi
+	done
+done
+for m in "${order[@]}"; do
 	name=$(sed -n '1s/^Planted bug: //p' "$m")
 	[[ $name == *"${TW_MUTATION:-}"* ]] || continue
 	tried=$((tried + 1))
+	if alone "$m"; then
+		while [ ${#slot_of[@]} -gt 0 ]; do reap; done
+	fi
 	[ ${#slot_of[@]} -lt "$jobs" ] || reap
 	# The lowest slot no running mutant holds.
 	for ((slot = 0; slot < jobs; slot++)); do
@@ -155,6 +182,7 @@ for m in "$TW_ROOT/scripts/mutations/$kind"/*.patch; do
 	done
 	mutant "$m" "$slot" >"$out/$slot" 2>&1 &
 	slot_of[$!]=$slot
+	if alone "$m"; then reap; fi
 done
 while [ ${#slot_of[@]} -gt 0 ]; do reap; done
 [ $tried -gt 0 ] || tw_die "no mutation matches '${TW_MUTATION:-}'"

@@ -475,20 +475,29 @@ static void on_alarm(int sig)
 	(void)sig;
 }
 
+/*
+ * A signal ends a blocking read() with EINTR.  The alarm repeats every 50 ms,
+ * so that one that came before the read() slept is followed by another.
+ */
 static void t_read_interrupted(struct __test_metadata *_metadata)
 {
 	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
-	struct itimerval it = { .it_value = { .tv_usec = 50000 } };
+	struct itimerval it = { .it_interval = { .tv_usec = 50000 },
+				.it_value = { .tv_usec = 50000 } };
+	struct itimerval off = { 0 };
 	int fd = tw_open(0);
 	struct twheel_event ev;
 	ssize_t r;
+	int err;
 
 	sigaction(SIGALRM, &sa, NULL);
 	EXPECT_TRUE(start(fd, 1, 60000 * MS, 0, 0) == 0);
 	setitimer(ITIMER_REAL, &it, NULL);
 	r = read(fd, &ev, sizeof(ev));
-	EXPECT_TRUE(r == -1 && errno == EINTR)
-		TH_LOG("read returned %zd errno %d", r, errno);
+	err = errno;
+	setitimer(ITIMER_REAL, &off, NULL);
+	EXPECT_TRUE(r == -1 && err == EINTR)
+		TH_LOG("read returned %zd errno %d", r, err);
 	signal(SIGALRM, SIG_DFL);
 	close(fd);
 }

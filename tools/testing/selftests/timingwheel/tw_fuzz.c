@@ -1150,6 +1150,14 @@ static void *stress_forker(void *arg)
 
 		if (!pid)
 			stress_child();
+		/*
+		 * A fork the guest cannot afford says nothing of the device;
+		 * and kill(-1) would signal every process we may.
+		 */
+		if (pid < 0) {
+			usleep(10000);
+			continue;
+		}
 		usleep(50000 + wrnd(w, 250000));
 		kill(pid, SIGKILL);
 		if (waitpid(pid, &st, 0) != pid || !WIFSIGNALED(st))
