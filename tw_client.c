@@ -730,7 +730,8 @@ static void tw_wake(struct tw_client *c, bool fired, bool broke)
  *
  * Context: softirq, or process context with bottom halves disabled.
  * Return: the number of timers fired and events posted, plus 1 if a ring
- * flag changed (a budget stall fires none): non-zero, readers are woken.
+ * flag changed (a budget stall fires none) and 1 if the rings broke:
+ * non-zero, readers are woken.
  */
 unsigned int tw_client_expire(struct tw_client *c)
 {

@@ -87,18 +87,9 @@ tw_patch_source() {
 	cat "$@" >"$applied"
 }
 
-# tw_stage_module DIR: copy the module sources to DIR so that kbuild's objects
-# never land in the repository (6.12 has no MO=).  DIR starts empty: a copy
-# keeps the sources' times, so a file put back after a mutation can be older
-# than the objects built from the mutant, and make would keep those.
-tw_stage_module() {
-	rm -rf "$1" && mkdir -p "$1"
-	(cd "$TW_ROOT" && rsync -a Kbuild VERSION ./*.c ./*.h "$1/" &&
-		if [ -d include ]; then rsync -a include "$1/"; fi)
-}
-
 # tw_sync_module DIR: bring the module sources in DIR up to the tree's,
-# keeping kbuild's objects of the last build there.  A source is copied
+# keeping kbuild's objects of the last build there (kbuild's objects never
+# land in the repository: 6.12 has no MO=).  A source is copied
 # only if its content differs, and then with the time of the copy: make
 # rebuilds what changed and what includes it, a file put back after a
 # planted bug included, and nothing else.  A source gone from the tree
@@ -110,6 +101,20 @@ tw_sync_module() {
 		--include='/include/***' --exclude='*' "$TW_ROOT/" "$1/"
 }
 
+# tw_keep_module KDIR DIR [MAKE ARGS...]: DIR's sources brought up to the
+# tree's (tw_sync_module), its objects kept unless it was last built against
+# another kernel tree, configuration or make arguments (DIR.stamp), which
+# file times cannot tell: then it starts empty.
+tw_keep_module() {
+	local kdir=$1 dir=$2 stamp
+	shift 2
+	stamp="$(readlink -f "$kdir") $(cat "$kdir/.config" "$kdir/Module.symvers" 2>/dev/null |
+		md5sum | cut -d' ' -f1) $*"
+	[ "$(cat "$dir.stamp" 2>/dev/null)" = "$stamp" ] || rm -rf "$dir"
+	echo "$stamp" >"$dir.stamp"
+	tw_sync_module "$dir"
+}
+
 # tw_build_module KDIR DIR [MAKE ARGS...]: build the module at W=1 against
 # KDIR in DIR, kept from one build to the next (tw_sync_module); the build
 # log is DIR.log.  DIR starts empty when it was last built against another
@@ -118,15 +123,11 @@ tw_sync_module() {
 # empties DIR: objects kept from it would hide the warning from the next.
 # DIR is locked (DIR.lock) until the script ends.
 tw_build_module() {
-	local kdir=$1 dir=$2 stamp lock
+	local kdir=$1 dir=$2 lock
 	shift 2
 	exec {lock}>"$dir.lock"
 	flock "$lock"
-	stamp="$(readlink -f "$kdir") $(cat "$kdir/.config" "$kdir/Module.symvers" 2>/dev/null |
-		md5sum | cut -d' ' -f1) $*"
-	[ "$(cat "$dir.stamp" 2>/dev/null)" = "$stamp" ] || rm -rf "$dir"
-	echo "$stamp" >"$dir.stamp"
-	tw_sync_module "$dir"
+	tw_keep_module "$kdir" "$dir" "$@"
 	if ! make -j"$(nproc)" -C "$kdir" "$@" M="$dir" W=1 modules >"$dir.log" 2>&1 ||
 		grep -iE 'warning:|error:' "$dir.log" >&2; then
 		cat "$dir.log" >&2

@@ -18,12 +18,20 @@ mapfile -t libfiles < <(cd "$TW_ROOT" && git ls-files -co --exclude-standard 'li
 tw_log "checkpatch --strict on $((${#files[@]} + ${#fuzzers[@]} + ${#libfiles[@]})) files"
 # libFuzzer names its entry point LLVMFuzzerTestOneInput: no CamelCase check there.
 # libtimingwheel's API is userspace C: uint64_t, not u64, is its contract.
-if (cd "$TW_ROOT" && perl "$src/scripts/checkpatch.pl" --no-tree --strict --terse \
-	--show-types -f "${files[@]}" &&
-	perl "$src/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \
-		--ignore CAMELCASE -f "${fuzzers[@]}" &&
-	perl "$src/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \
-		--ignore PREFER_KERNEL_TYPES -f "${libfiles[@]}") >"$TW_CACHE/checkpatch.log" 2>&1; then
+# checkpatch [OPTION...] -- FILE...: a perl a CPU at once, each given a
+# slice of the files (about a second a file), four slices a CPU so that
+# the big files even out; fails if any finds something.
+checkpatch() {
+	local opts=() n
+	while [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	n=$(( ($# + 4 * $(nproc) - 1) / (4 * $(nproc)) ))
+	printf '%s\0' "$@" | xargs -0 -P "$(nproc)" -n "$n" perl "$src/scripts/checkpatch.pl" \
+		--no-tree --strict --terse --show-types "${opts[@]}" -f
+}
+if (cd "$TW_ROOT" && checkpatch -- "${files[@]}" &&
+	checkpatch --ignore CAMELCASE -- "${fuzzers[@]}" &&
+	checkpatch --ignore PREFER_KERNEL_TYPES -- "${libfiles[@]}") >"$TW_CACHE/checkpatch.log" 2>&1; then
 	tw_log "checkpatch: clean"
 else
 	grep -E 'ERROR|WARNING|CHECK' "$TW_CACHE/checkpatch.log" >&2
@@ -131,20 +139,26 @@ else
 	status=1
 fi
 
-# lint_build NAME KDIR [MAKE ARGS...]: W=1 and C=2 builds against one tree,
-# of every module: TW_KBENCH=1 adds the kernel-side benchmark's.
+# lint_build NAME KDIR [MAKE ARGS...]: W=1 and sparse builds against one
+# tree, of every module: TW_KBENCH=1 adds the kernel-side benchmark's.  The
+# objects of the last clean build are kept (tw_keep_module): kbuild
+# compiles, and sparse (C=1) checks, what changed since and what includes
+# it.  A build that is not clean starts empty the next time, so that no
+# object kept from it can hide a warning.
 lint_build() {
 	local name=$1 kdir=$2 stage=$TW_CACHE/run/lint-$1
 	shift 2
-	tw_stage_module "$stage"
-	if ! make -j"$(nproc)" -C "$kdir" "$@" M="$stage" W=1 C=2 TW_KBENCH=1 modules >"$stage.log" 2>&1 ||
+	set -- "$@" W=1 C=1 TW_KBENCH=1
+	tw_keep_module "$kdir" "$stage" "$@"
+	if ! make -j"$(nproc)" -C "$kdir" "$@" M="$stage" modules >"$stage.log" 2>&1 ||
 		grep -vE '^\s*(CC|LD|MODPOST|CHECK|AR|LDS|BTF|Skipping)\b|^make(\[[0-9]+\])?: (Entering|Leaving)' \
 			"$stage.log" | grep -q .; then
 		cat "$stage.log" >&2
+		rm -rf "$stage"
 		tw_log "W=1 + sparse build against $name: not clean"
 		return 1
 	fi
-	tw_log "W=1 + sparse build against $name: clean ($(grep -c '^\s*CHECK' "$stage.log") files checked)"
+	tw_log "W=1 + sparse build against $name: clean ($(grep -c '^\s*CHECK' "$stage.log") files checked, the rest as at the last clean build)"
 }
 
 lint_build uml-6.12 "$("$TW_ROOT/scripts/guest/uml-kernel.sh" normal)" ARCH=um || status=1

@@ -20,7 +20,8 @@ stage=$work/module
 mkdir -p "$work"
 
 tw_log "building the KUnit module against UML ($flavour)"
-tw_build_module "$kdir" "$stage" ARCH=um
+# The suite alone: it includes what it tests, and loads no timingwheel.ko.
+tw_build_module "$kdir" "$stage" ARCH=um TW_KUNIT_ONLY=1
 
 # Its markers, TW-KTAP-BEGIN and -END, are in scripts/guest/markers.txt.
 cat >"$work/init.sh" <<INIT
