@@ -234,7 +234,7 @@ static __poll_t tw_poll(struct file *file, poll_table *wait)
 	 * The lockless read of nr_queued cannot miss a wakeup.  poll_wait()
 	 * adds us to c->wq before we look; every increase of nr_queued is made
 	 * under c->lock and followed, after the unlock, by a wake-up of c->wq
-	 * (tw_wake_readers()), whose waitqueue lock orders it after our add.
+	 * (tw_wake()), whose waitqueue lock orders it after our add.
 	 * So either we see the new count, or the waker sees us queued and
 	 * wakes us to look again.  A stale non-zero only costs a read() that
 	 * finds nothing and returns EAGAIN.

@@ -665,8 +665,8 @@ static unsigned int tw_callback_stall(struct tw_client *c)
  * Program the hrtimer for the wheel's next work.  A ring file then
  * publishes it; entries the publish finds (its store-buffering check) are
  * applied at once, and the hrtimer programmed and published again.  Return
- * the events posted meanwhile, plus 1 if that broke the rings; the caller
- * wakes readers after unlocking.
+ * the events posted meanwhile; the caller wakes readers after unlocking
+ * (for a break too: tw_took_break()).
  */
 static unsigned int tw_program(struct tw_client *c, u64 now, bool callback)
 {

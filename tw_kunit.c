@@ -28,24 +28,43 @@ static unsigned long long seed;
 module_param(seed, ullong, 0444);
 MODULE_PARM_DESC(seed, "seed of the randomized cases (0: pick one)");
 
+/* xorshift64*: reproducible from the printed seed on every kernel. */
+static u64 tw_rand(u64 *state)
+{
+	*state ^= *state >> 12;
+	*state ^= *state << 25;
+	*state ^= *state >> 27;
+	return *state * 0x2545f4914f6cdd1dULL;
+}
+
+static u64 tw_rand_below(u64 *state, u64 n)
+{
+	return n ? tw_rand(state) % n : 0;
+}
+
 /*
  * tw_div() against div64_u64_rem() for every resolution class, near the
  * multiples of the divisor where the estimate is furthest off (the top of
- * the range, just past a multiple), and at random.
+ * the range, just past a multiple), and at random from the module's seed,
+ * printed.
  */
 static void tw_test_div(struct kunit *test)
 {
 	static const u64 ds[] = { 1, 1000, 1001, 4096, 999983, 1000000,
 				  123456789, 1000000000 };
-	u64 d, inv, n, q, r, want_r, top, k;
+	u64 d, inv, n, q, r, want_r, top, k, s0, rng;
 	unsigned int i, j, bad = 0;
+
+	s0 = seed ? seed : get_random_u64();
+	rng = s0 | 1;
+	kunit_info(test, "seed %llu\n", s0);
 
 	for (i = 0; i < ARRAY_SIZE(ds); i++) {
 		d = ds[i];
 		inv = tw_div_inv(d);
 		top = div64_u64(U64_MAX, d);
 		for (j = 0; j < 4000; j++) {
-			k = get_random_u64();
+			k = tw_rand(&rng);
 			if (top != U64_MAX)
 				k %= top + 1;
 			if (j < 2000)
@@ -59,7 +78,7 @@ static void tw_test_div(struct kunit *test)
 		q = tw_div(U64_MAX, d, inv, &r);
 		bad += q != div64_u64_rem(U64_MAX, d, &want_r) || r != want_r;
 	}
-	KUNIT_EXPECT_EQ(test, bad, 0);
+	KUNIT_EXPECT_EQ_MSG(test, bad, 0, "seed %llu", s0);
 }
 
 /* A test timer remembers where and how often it fired. */
@@ -859,15 +878,6 @@ struct tw_model {
 	u64			seed;
 	unsigned long		step;
 };
-
-/* xorshift64*: reproducible from the printed seed on every kernel. */
-static u64 tw_rand_below(u64 *state, u64 n)
-{
-	*state ^= *state >> 12;
-	*state ^= *state << 25;
-	*state ^= *state >> 27;
-	return n ? (*state * 0x2545f4914f6cdd1dULL) % n : 0;
-}
 
 /* A distance that lands near interesting places of any layout. */
 static u64 tw_rand_delta(struct tw_model *m)

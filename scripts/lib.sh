@@ -101,18 +101,37 @@ tw_sync_module() {
 		--include='/include/***' --exclude='*' "$TW_ROOT/" "$1/"
 }
 
-# tw_keep_module KDIR DIR [MAKE ARGS...]: DIR's sources brought up to the
-# tree's (tw_sync_module), its objects kept unless it was last built against
-# another kernel tree, configuration or make arguments (DIR.stamp), which
-# file times cannot tell: then it starts empty.
-tw_keep_module() {
-	local kdir=$1 dir=$2 stamp
-	shift 2
-	stamp="$(readlink -f "$kdir") $(cat "$kdir/.config" "$kdir/Module.symvers" 2>/dev/null |
+# tw_module_stamp KDIR [MAKE ARGS...]: what a build's objects depend on
+# beyond the sources, which file times cannot tell: the kernel tree, its
+# configuration and symbols, and the make arguments.
+tw_module_stamp() {
+	local kdir=$1
+	shift
+	echo "$(readlink -f "$kdir") $(cat "$kdir/.config" "$kdir/Module.symvers" 2>/dev/null |
 		md5sum | cut -d' ' -f1) $*"
-	[ "$(cat "$dir.stamp" 2>/dev/null)" = "$stamp" ] || rm -rf "$dir"
-	echo "$stamp" >"$dir.stamp"
+}
+
+# tw_keep_module KDIR DIR [MAKE ARGS...]: DIR's sources brought up to the
+# tree's (tw_sync_module), its objects kept only if DIR.stamp says that its
+# last build was clean, of the same stamp (tw_module_stamp); else it starts
+# empty.  The stamp goes until tw_module_clean() writes it again, so that
+# a build cut off half way, its objects compiled with warnings kept, is
+# never taken for a clean one.
+tw_keep_module() {
+	local kdir=$1 dir=$2
+	shift 2
+	[ "$(cat "$dir.stamp" 2>/dev/null)" = "$(tw_module_stamp "$kdir" "$@")" ] ||
+		rm -rf "$dir"
+	rm -f "$dir.stamp"
 	tw_sync_module "$dir"
+}
+
+# tw_module_clean KDIR DIR [MAKE ARGS...]: DIR's build was clean: its
+# objects may be kept for the next (tw_keep_module).
+tw_module_clean() {
+	local kdir=$1 dir=$2
+	shift 2
+	tw_module_stamp "$kdir" "$@" >"$dir.stamp"
 }
 
 # tw_build_module KDIR DIR [MAKE ARGS...]: build the module at W=1 against
@@ -134,6 +153,7 @@ tw_build_module() {
 		rm -rf "$dir"
 		tw_die "module build against $kdir failed or warned"
 	fi
+	tw_module_clean "$kdir" "$dir" "$@"
 }
 
 # tw_uml_boot KDIR INIT LOG [ARG...]: boot a UML kernel on a read-only

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Kernel style and static checks: checkpatch.pl --strict over every C file
-# and header, then a W=1 build and a sparse (C=2) pass that must print
-# nothing but kbuild's own progress lines.
+# and header, then a W=1 and sparse build against each kernel that must
+# print nothing but kbuild's own progress lines.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -25,6 +25,7 @@ checkpatch() {
 	local opts=() n
 	while [ "$1" != -- ]; do opts+=("$1"); shift; done
 	shift
+	[ $# -gt 0 ] || return 0
 	n=$(( ($# + 4 * $(nproc) - 1) / (4 * $(nproc)) ))
 	printf '%s\0' "$@" | xargs -0 -P "$(nproc)" -n "$n" perl "$src/scripts/checkpatch.pl" \
 		--no-tree --strict --terse --show-types "${opts[@]}" -f
@@ -158,6 +159,7 @@ lint_build() {
 		tw_log "W=1 + sparse build against $name: not clean"
 		return 1
 	fi
+	tw_module_clean "$kdir" "$stage" "$@"
 	tw_log "W=1 + sparse build against $name: clean ($(grep -c '^\s*CHECK' "$stage.log") files checked, the rest as at the last clean build)"
 }
 

@@ -43,7 +43,7 @@ tw_uml_boot "$kdir" "$work/init.sh" "$work/console.log"
 sed -n '/TW-KTAP-BEGIN/,/TW-KTAP-END/p' "$work/console.log" |
 	sed -n '/^KTAP version/,$p' | grep -v TW-KTAP-END >"$work/ktap.log" || true
 # The seeds the randomised cases drew, each replayed by TW_SEED= (a layout
-# of tw_test_model) or TW_IDS_SEED= (the index's model case).
+# of tw_test_model, or tw_test_div) or TW_IDS_SEED= (the index's model case).
 seeds=$(grep -ohE '\b(ids_)?seed [0-9]+' "$work/ktap.log" | sort -u | tr '\n' ' ')
 tw_log "seeds drawn: ${seeds:-none}"
 

@@ -32,7 +32,7 @@
 #   scripts/mutations/mutate.sh core|device
 #
 # TW_MUTATION=<part of a name> runs only the matching mutations;
-# TW_MUTATION_JOBS=N runs N at once (default: 2 for core, 1 for device).
+# TW_MUTATION_JOBS=N runs N at once (default 2, at least 1).
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 
@@ -85,6 +85,13 @@ alone() {
 }
 
 tw_need patch
+[ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
+# The UML kernel the suites boot, built once before mutants start two at a
+# time: uml-kernel.sh takes no lock, and two cold builds would share a tree.
+case $kind in
+core) "$TW_ROOT/scripts/guest/uml-kernel.sh" normal >/dev/null ;;
+device) "$TW_ROOT/scripts/guest/uml-kernel.sh" debug >/dev/null ;;
+esac || tw_die "the UML kernel does not build"
 # Where mutants are built and run: apart from another run's (TW_RUN_TAG),
 # and each job's apart from the other's (the job's slot).
 mtag0=mutant${TW_RUN_TAG:+-$TW_RUN_TAG}

@@ -1303,10 +1303,16 @@ static void *scribbler(void *arg)
 	return NULL;
 }
 
-/* The kernel drains what a scribbler writes: no crash, only documented answers. */
+/*
+ * The kernel drains what a scribbler writes: no crash, only documented
+ * answers.  Its writes come from a seed, printed, that TW_SCRIBBLE_SEED
+ * replays (their timing against the kernel's reads is the run's own).
+ */
 static void t_ring_scribbler(struct __test_metadata *_metadata)
 {
-	struct scribble s = { .rng = now_ns() | 1 };
+	const char *env = getenv("TW_SCRIBBLE_SEED");
+	uint64_t seed = env ? strtoull(env, NULL, 0) : now_ns();
+	struct scribble s = { .rng = seed | 1 };
 	uint64_t end = now_ns() + 1000 * MS;
 	struct twheel_event ev;
 	unsigned long calls = 0;
@@ -1314,6 +1320,7 @@ static void t_ring_scribbler(struct __test_metadata *_metadata)
 	pthread_t th;
 	int ret;
 
+	TH_LOG("scribbler seed %llu (TW_SCRIBBLE_SEED)", (unsigned long long)seed);
 	if (!ring_ok(_metadata, tring_open(&r, 64, 8, 16)))
 		return;
 	s.r = &r;
