@@ -10,11 +10,13 @@
 #define timingwheel_prep_start		tw_inline_prep_start
 #define timingwheel_prep_periodic	tw_inline_prep_periodic
 #define timingwheel_prep_stop		tw_inline_prep_stop
+#define timingwheel_prep_start_in	tw_inline_prep_start_in
 #include "libtimingwheel.h"
 #undef timingwheel_get_sqe
 #undef timingwheel_prep_start
 #undef timingwheel_prep_periodic
 #undef timingwheel_prep_stop
+#undef timingwheel_prep_start_in
 
 #define TW_EXPORT	__attribute__((visibility("default")))
 
@@ -46,3 +48,14 @@ TW_EXPORT void timingwheel_prep_stop(struct twheel_sqe *sqe, uint32_t slot,
 {
 	tw_inline_prep_stop(sqe, slot, gen, cookie, flags);
 }
+
+TW_EXPORT void timingwheel_prep_start_in(struct timingwheel_sq *sq,
+					 struct twheel_sqe *sqe, uint32_t slot,
+					 uint16_t gen, uint64_t cookie,
+					 uint64_t delay_ns, uint64_t slack_ns,
+					 unsigned int flags)
+{
+	tw_inline_prep_start_in(sq, sqe, slot, gen, cookie, delay_ns, slack_ns,
+				flags);
+}
+

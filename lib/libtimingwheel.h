@@ -219,11 +219,38 @@ static inline void timingwheel_prep_start(struct twheel_sqe *sqe, uint32_t slot,
 	sqe->arg = slack_ns;
 }
 
-/* timingwheel_prep_start(3): fill @sqe with a start @delay_ns from now. */
-void timingwheel_prep_start_in(struct timingwheel_sq *sq,
-			       struct twheel_sqe *sqe, uint32_t slot,
-			       uint16_t gen, uint64_t cookie, uint64_t delay_ns,
-			       uint64_t slack_ns, unsigned int flags);
+/*
+ * timingwheel_prep_start(3): an entry's flag that is the library's, never
+ * the kernel's (which refuses it): a prep_start_in() delay that the submit
+ * turns into a time.
+ */
+#define TIMINGWHEEL_SQE_STAMP	0x80U
+
+/*
+ * timingwheel_prep_start(3): a start @delay_ns after timingwheel_sq_set_now()'s
+ * time, or else after a clock read of the submit that publishes it: with no
+ * such time the entry holds its delay, marked, and the submit reads the
+ * clock once for its batch, after every prep of it, so that no start is
+ * due before its delay has passed since its prep (lib/ring.c, tw_stamp()).
+ */
+static inline void timingwheel_prep_start_in(struct timingwheel_sq *sq,
+					     struct twheel_sqe *sqe,
+					     uint32_t slot, uint16_t gen,
+					     uint64_t cookie, uint64_t delay_ns,
+					     uint64_t slack_ns, unsigned int flags)
+{
+	uint64_t now = sq->now_ns;
+
+	flags &= ~(TWHEEL_SQE_PERIODIC | TIMINGWHEEL_SQE_STAMP);
+	/* Past a ktime's reach the kernel answers ERANGE, as for a START. */
+	if (now)
+		timingwheel_prep_start(sqe, slot, gen, cookie,
+				       now + delay_ns < now ? UINT64_MAX :
+				       now + delay_ns, slack_ns, flags);
+	else
+		timingwheel_prep_start(sqe, slot, gen, cookie, delay_ns,
+				       slack_ns, flags | TIMINGWHEEL_SQE_STAMP);
+}
 
 /* timingwheel_sq_set_now(3): @sq's time for prep_start_in() until submit; 0 clears. */
 void timingwheel_sq_set_now(struct timingwheel_sq *sq, uint64_t now_ns);

@@ -458,21 +458,6 @@ TW_EXPORT void timingwheel_sq_set_now(struct timingwheel_sq *sq, uint64_t now_ns
 	sq->now_ns = now_ns;
 }
 
-TW_EXPORT void timingwheel_prep_start_in(struct timingwheel_sq *sq,
-					 struct twheel_sqe *sqe, uint32_t slot,
-					 uint16_t gen, uint64_t cookie,
-					 uint64_t delay_ns, uint64_t slack_ns,
-					 unsigned int flags)
-{
-	uint64_t now = sq->now_ns ? sq->now_ns :
-		timingwheel_now((clockid_t)sq->ring->hdr->clockid);
-	uint64_t when = now + delay_ns < now ? UINT64_MAX : now + delay_ns;
-
-	/* Past a ktime's reach the kernel answers ERANGE, as for a START. */
-	timingwheel_prep_start(sqe, slot, gen, cookie, when, slack_ns,
-			       flags & ~TWHEEL_SQE_PERIODIC);
-}
-
 /**
  * struct tw_due - when the starts not yet submitted may fire, at the latest
  * @exact: the earliest time asked for by a start without slack, or by a
@@ -486,10 +471,24 @@ struct tw_due {
 	uint64_t	slack;
 };
 
+/*
+ * A start_in() entry's delay becomes its time: after @now, the clock read
+ * once for the batch, at its first such entry.
+ */
+static void tw_stamp(const struct timingwheel_sq *sq, struct twheel_sqe *e,
+		     uint64_t *now)
+{
+	if (!*now)
+		*now = timingwheel_now((clockid_t)sq->ring->hdr->clockid);
+	e->when = *now + e->when < *now ? UINT64_MAX : *now + e->when;
+	e->flags &= (uint8_t)~TIMINGWHEEL_SQE_STAMP;
+}
+
+/* Stamp the entries of the batch, and find when they fire (struct tw_due). */
 static void tw_earliest(const struct timingwheel_sq *sq, struct tw_due *d)
 {
-	const struct twheel_sqe *e;
-	uint64_t end;
+	struct twheel_sqe *e;
+	uint64_t end, now = 0;
 	uint32_t i;
 
 	d->exact = UINT64_MAX;
@@ -498,6 +497,8 @@ static void tw_earliest(const struct timingwheel_sq *sq, struct tw_due *d)
 		e = &sq->sqes[i & sq->mask];
 		if (e->op != TWHEEL_SQE_START)
 			continue;
+		if (e->flags & TIMINGWHEEL_SQE_STAMP)
+			tw_stamp(sq, e, &now);
 		if ((e->flags & TWHEEL_SQE_PERIODIC) || !e->arg) {
 			if (e->when < d->exact)
 				d->exact = e->when;

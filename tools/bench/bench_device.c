@@ -1472,8 +1472,8 @@ static int parse_args(int argc, char **argv, bool *quick, const char **kbench,
 /*
  * -T: the threads row, measured.  Each side is timed from a common start
  * to the slower thread's end (bench_threads()); a pair is a start due
- * 1 s ahead and its stop, the clock read and a submit per 32 entries, as
- * the projection's row.  Return the exit status.
+ * 1 s ahead and its stop, a start_in() each and a submit per 32 entries
+ * that reads the clock once, as the projection's row.  Return the exit status.
  */
 static int run_threads(void)
 {

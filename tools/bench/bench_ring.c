@@ -220,12 +220,6 @@ struct rb_timer {
 	uint16_t	gen;
 };
 
-/* How a round reads the clock and submits (enum rb_mode). */
-static bool rb_clock_each(enum rb_mode m)
-{
-	return m != RB_LOOP_BATCH;
-}
-
 /* Whether entry @i is the last before a submit. */
 static bool rb_submit_now(enum rb_mode m, uint32_t i)
 {
@@ -247,7 +241,6 @@ static int rb_fail(const char *what, int ret)
 static int rb_round(struct timingwheel_sq *sq, struct rb_timer *t,
 		    uint32_t n, enum rb_mode mode)
 {
-	uint64_t now = bench_now_ns();
 	uint32_t i;
 	int ret;
 
@@ -255,10 +248,13 @@ static int rb_round(struct timingwheel_sq *sq, struct rb_timer *t,
 		ret = timingwheel_slot_get(sq, &t[i].slot, &t[i].gen);
 		if (ret)
 			return rb_fail("slot_get", ret);
-		if (rb_clock_each(mode))
-			now = bench_now_ns();
-		timingwheel_prep_start(rb_sqe(sq), t[i].slot, t[i].gen, i,
-				       now + RB_AHEAD_NS, 0, 0);
+		if (mode == RB_STAMPED)
+			timingwheel_prep_start_in(sq, rb_sqe(sq), t[i].slot,
+						  t[i].gen, i, RB_AHEAD_NS, 0, 0);
+		else
+			timingwheel_prep_start(rb_sqe(sq), t[i].slot, t[i].gen,
+					       i, bench_now_ns() + RB_AHEAD_NS,
+					       0, 0);
 		ret = rb_submit_now(mode, i) ? timingwheel_submit(sq) : 0;
 		if (ret < 0)
 			return rb_fail("submit", ret);
@@ -370,7 +366,7 @@ int ring_threads_device(int fd, double ns[2], double enters[2])
 		return -1;
 	}
 	for (t = 0; t < 2; t++)
-		ns[t] = rb_threads(&ring, t + 1, RB_LOOP_BATCH, &enters[t]);
+		ns[t] = rb_threads(&ring, t + 1, RB_STAMPED, &enters[t]);
 	/* Every stop found its start: no entry came back as an error. */
 	if (ring.hdr->errors || ns[0] < 0 || ns[1] < 0)
 		fprintf(stderr, "bench-device: ring: %llu errors, %llu posted, %llu waiting\n",
@@ -398,9 +394,9 @@ int ring_user_measure(struct ring_user *u)
 		u->ns[m] = rb_threads(&ring, 1, m, &u->enters[m]);
 		bad |= u->ns[m] < 0;
 	}
-	u->thread_ns[0] = u->ns[RB_LOOP_BATCH];
-	u->thread_enters[0] = u->enters[RB_LOOP_BATCH];
-	u->thread_ns[1] = rb_threads(&ring, 2, RB_LOOP_BATCH, &u->thread_enters[1]);
+	u->thread_ns[0] = u->ns[RB_STAMPED];
+	u->thread_enters[0] = u->enters[RB_STAMPED];
+	u->thread_ns[1] = rb_threads(&ring, 2, RB_STAMPED, &u->thread_enters[1]);
 	u->read_ns = rb_read(&ring);
 	rb_exit(&ring);
 	return bad || u->thread_ns[1] < 0 || u->read_ns < 0 ? -1 : 0;

@@ -15,17 +15,19 @@
  *                 an event-loop turn
  * @RB_LOOP:       a clock read per start, as the in-process row, and a
  *                 submit per 32 entries: an event loop's turn
- * @RB_LOOP_BATCH: the clock read and a submit per 32 entries
+ * @RB_STAMPED:    timingwheel_prep_start_in() each, a submit per 32
+ *                 entries: the library reads the clock once per submit,
+ *                 after the batch's entries, so no start is early
  * @RB_MODES:      their number
  */
-enum rb_mode { RB_EACH, RB_LOOP, RB_LOOP_BATCH, RB_MODES };
+enum rb_mode { RB_EACH, RB_LOOP, RB_STAMPED, RB_MODES };
 
 /**
  * struct ring_user - libtimingwheel's side of the rings, ns on this host
  * @ns:            per mode, a start and a stop with the slot taken and
  *                 given back: per pair
  * @enters:        per mode, ENTERs per pair
- * @thread_ns:     as @ns[RB_LOOP_BATCH], per thread, with 1 and 2 threads
+ * @thread_ns:     as @ns[RB_STAMPED], per thread, with 1 and 2 threads
  *                 at once, each on its own SQ (the slower thread's figure)
  * @thread_enters: ENTERs per pair in those runs
  * @read_ns:       reading one expiry from the CQ, in batches of 64

@@ -228,6 +228,7 @@ struct twheel_sqe {
 #define TWHEEL_SQE_REPLACE	(1U << 0)	/* re-arm a busy slot of the same gen */
 #define TWHEEL_SQE_PERIODIC	(1U << 1)	/* arg is the period: needs SETUP_PERIODIC */
 #define TWHEEL_SQE_RESULT	(1U << 2)	/* post a result on success too */
+/* (1U << 7) is never the kernel's: libtimingwheel marks entries with it. */
 
 struct twheel_cqe {
 	__u64	cookie;		/* the timer's; the entry's for a result */

@@ -1380,10 +1380,6 @@ out:
 	ring_close(&ring);
 }
 
-/*
- * sq_set_now(): prep_start_in() counts from its time, not a clock read,
- * until the submit or a 0.
- */
 /* Two threads entering at once, each filling its own SQ. */
 #define TWO_SQ_ENTRIES	512
 #define TWO_ROUNDS	100
@@ -1498,6 +1494,11 @@ static void test_ring_two_enters(void)
 	ring_close(&ring);
 }
 
+/*
+ * sq_set_now(): prep_start_in() counts from its time, not a clock read,
+ * until the submit or a 0; then it holds its delay, marked, for the submit
+ * to stamp.
+ */
 static void test_ring_set_now(void)
 {
 	struct timingwheel_ring ring;
@@ -1522,21 +1523,71 @@ static void test_ring_set_now(void)
 	timingwheel_prep_start_in(sq, e, b, gb, 2, 7 * MS, 0, 0);
 	CHECK(e->when == t + 7 * MS, "second when %llu", (unsigned long long)e->when);
 	CHECK_RET(timingwheel_submit(sq), 2);
-	/* The submit ended the batch: a clock read again. */
-	now = timingwheel_now(CLOCK_MONOTONIC);
+	/* The submit ended the batch: its delay waits for the next submit. */
 	e = timingwheel_get_sqe(sq);
 	timingwheel_prep_start_in(sq, e, a, ga, 3, 5 * MS, 0, TWHEEL_SQE_REPLACE);
-	CHECK(e->when >= now + 5 * MS && e->when < t, "after submit: when %llu",
-	      (unsigned long long)e->when);
+	CHECK(e->when == 5 * MS && (e->flags & TIMINGWHEEL_SQE_STAMP),
+	      "after submit: when %llu flags %x", (unsigned long long)e->when,
+	      e->flags);
 	/* 0 clears it. */
 	timingwheel_sq_set_now(sq, t);
 	timingwheel_sq_set_now(sq, 0);
-	now = timingwheel_now(CLOCK_MONOTONIC);
 	e = timingwheel_get_sqe(sq);
 	timingwheel_prep_start_in(sq, e, b, gb, 4, 5 * MS, 0, TWHEEL_SQE_REPLACE);
-	CHECK(e->when >= now + 5 * MS && e->when < t, "after 0: when %llu",
-	      (unsigned long long)e->when);
+	CHECK(e->when == 5 * MS && (e->flags & TIMINGWHEEL_SQE_STAMP),
+	      "after 0: when %llu flags %x", (unsigned long long)e->when, e->flags);
+	now = timingwheel_now(CLOCK_MONOTONIC);
 	CHECK_RET(timingwheel_submit(sq), 2);
+	CHECK(e->when >= now + 5 * MS && e->when < t &&
+	      !(e->flags & TIMINGWHEEL_SQE_STAMP), "stamped: when %llu flags %x",
+	      (unsigned long long)e->when, e->flags);
+	ring_close(&ring);
+}
+
+/*
+ * prep_start_in() with no sq_set_now() time: the submit reads the clock
+ * once for its batch, after every prep of it, so a batch prepared over 50
+ * ms has each start due its delay after the submit began, not after its
+ * prep: none early.  The kernel sees a time, never the mark.
+ */
+static void test_ring_start_in_stamped(void)
+{
+	struct twheel_sqe *e1, *e2;
+	struct timingwheel_ring ring;
+	struct timingwheel_sq *sq;
+	struct twheel_cqe ev[2];
+	uint64_t before, after;
+	uint32_t a, b;
+	uint16_t ga, gb;
+
+	if (ring_open(&ring, 16, 1, 8, 32))
+		return;
+	sq = timingwheel_ring_sq(&ring, 0);
+	CHECK_RET(timingwheel_slot_get(sq, &a, &ga), 0);
+	CHECK_RET(timingwheel_slot_get(sq, &b, &gb), 0);
+	e1 = timingwheel_get_sqe(sq);
+	timingwheel_prep_start_in(sq, e1, a, ga, 1, 40 * MS, 0, 0);
+	CHECK(e1->when == 40 * MS && (e1->flags & TIMINGWHEEL_SQE_STAMP),
+	      "held: when %llu flags %x", (unsigned long long)e1->when, e1->flags);
+	sleep_ms(50);
+	e2 = timingwheel_get_sqe(sq);
+	timingwheel_prep_start_in(sq, e2, b, gb, 2, 20 * MS, 0, 0);
+	before = timingwheel_now(CLOCK_MONOTONIC);
+	CHECK_RET(timingwheel_submit(sq), 2);
+	after = timingwheel_now(CLOCK_MONOTONIC);
+	CHECK(e1->when >= before + 40 * MS && e1->when <= after + 40 * MS &&
+	      e2->when == e1->when - 20 * MS, "stamped: %llu and %llu, submit %llu",
+	      (unsigned long long)e1->when, (unsigned long long)e2->when,
+	      (unsigned long long)before);
+	CHECK(!((e1->flags | e2->flags) & TIMINGWHEEL_SQE_STAMP), "marks left");
+	CHECK_RET(ring_reap(&ring, ev, 2, 5000), 2);
+	CHECK(ev[0].cookie == 2 && ev[1].cookie == 1 &&
+	      ev[0].due >= before + 20 * MS && ev[1].due >= before + 40 * MS,
+	      "expiries %llu due %llu, %llu due %llu; submit at %llu",
+	      (unsigned long long)ev[0].cookie, (unsigned long long)ev[0].due,
+	      (unsigned long long)ev[1].cookie, (unsigned long long)ev[1].due,
+	      (unsigned long long)before);
+	CHECK(!ring.hdr->errors, "%llu errors", (unsigned long long)ring.hdr->errors);
 	ring_close(&ring);
 }
 
@@ -1643,6 +1694,7 @@ static const struct {
 	{ "ring_slot_return", test_ring_slot_return },
 	{ "ring_slot_mpsc", test_ring_slot_mpsc },
 	{ "ring_set_now", test_ring_set_now },
+	{ "ring_start_in_stamped", test_ring_start_in_stamped },
 	{ "ring_two_enters", test_ring_two_enters },
 	{ "ring_timens", test_ring_timens },
 };
