@@ -58,4 +58,3 @@ TW_EXPORT void timingwheel_prep_start_in(struct timingwheel_sq *sq,
 	tw_inline_prep_start_in(sq, sqe, slot, gen, cookie, delay_ns, slack_ns,
 				flags);
 }
-

@@ -204,6 +204,13 @@ static inline struct twheel_sqe *timingwheel_get_sqe(struct timingwheel_sq *sq)
 	return &sq->sqes[sq->tail++ & sq->mask];
 }
 
+/*
+ * timingwheel_prep_start(3): an entry's flag that is the library's, never
+ * the kernel's (which refuses it): a prep_start_in() delay that the submit
+ * turns into a time.  The other prep_*() drop it from their @flags.
+ */
+#define TIMINGWHEEL_SQE_STAMP	0x80U
+
 /* timingwheel_prep_start(3): fill @sqe with a start. */
 static inline void timingwheel_prep_start(struct twheel_sqe *sqe, uint32_t slot,
 					  uint16_t gen, uint64_t cookie,
@@ -211,20 +218,13 @@ static inline void timingwheel_prep_start(struct twheel_sqe *sqe, uint32_t slot,
 					  unsigned int flags)
 {
 	sqe->op = TWHEEL_SQE_START;
-	sqe->flags = (uint8_t)flags;
+	sqe->flags = (uint8_t)(flags & ~TIMINGWHEEL_SQE_STAMP);
 	sqe->gen = gen;
 	sqe->slot = slot;
 	sqe->cookie = cookie;
 	sqe->when = when_ns;
 	sqe->arg = slack_ns;
 }
-
-/*
- * timingwheel_prep_start(3): an entry's flag that is the library's, never
- * the kernel's (which refuses it): a prep_start_in() delay that the submit
- * turns into a time.
- */
-#define TIMINGWHEEL_SQE_STAMP	0x80U
 
 /*
  * timingwheel_prep_start(3): a start @delay_ns after timingwheel_sq_set_now()'s
@@ -241,15 +241,17 @@ static inline void timingwheel_prep_start_in(struct timingwheel_sq *sq,
 {
 	uint64_t now = sq->now_ns;
 
-	flags &= ~(TWHEEL_SQE_PERIODIC | TIMINGWHEEL_SQE_STAMP);
+	flags &= ~TWHEEL_SQE_PERIODIC;
 	/* Past a ktime's reach the kernel answers ERANGE, as for a START. */
-	if (now)
+	if (now) {
 		timingwheel_prep_start(sqe, slot, gen, cookie,
 				       now + delay_ns < now ? UINT64_MAX :
 				       now + delay_ns, slack_ns, flags);
-	else
+	} else {
 		timingwheel_prep_start(sqe, slot, gen, cookie, delay_ns,
-				       slack_ns, flags | TIMINGWHEEL_SQE_STAMP);
+				       slack_ns, flags);
+		sqe->flags |= TIMINGWHEEL_SQE_STAMP;
+	}
 }
 
 /* timingwheel_sq_set_now(3): @sq's time for prep_start_in() until submit; 0 clears. */

@@ -58,7 +58,8 @@ double bench_threads(unsigned int n, unsigned int reps, bench_rep_fn fn,
 extern __thread uint64_t bench_excluded_ns;
 
 /* The in-process wheel (bench_inproc.c); each returns < 0 on a failure. */
-double inproc_startstop_rate(uint32_t n, uint64_t ahead_ns, unsigned int reps);
+double inproc_startstop_rate(uint32_t n, uint64_t ahead_ns, unsigned int reps,
+			     bool deferred);
 int inproc_lateness(struct lat_run *run, uint64_t res_ns);
 size_t inproc_timer_bytes(void);
 size_t inproc_wheel_bytes(void);

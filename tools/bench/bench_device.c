@@ -1217,12 +1217,18 @@ static void run_throughput(const struct counts *c)
 	if (!host_mode)
 		dev_throughput(c, tw);
 	tfd = tfd_throughput(c);
-	ip = inproc_startstop_rate(c->batch, FAR_NS, REPS);
+	ip = inproc_startstop_rate(c->batch, FAR_NS, REPS, false);
 	if (ip < 0) {
 		errors++;
 		ip = NAN;
 	}
 	host.inproc_pair_ns = 2e9 / ip;
+	host.inproc_deferred_pair_ns =
+		2e9 / inproc_startstop_rate(c->batch, FAR_NS, REPS, true);
+	if (host.inproc_deferred_pair_ns < 0) {
+		errors++;
+		host.inproc_deferred_pair_ns = NAN;
+	}
 	batch_ratio = tw[1] / tfd;
 	add_row("start+stop, single ioctl (ops/s)", tw[0], ip, tfd, 0, HIGHER);
 	add_row("start+stop, batch of 4096 (ops/s)", tw[1], ip, tfd, 0, HIGHER);

@@ -20,6 +20,9 @@
  *              expiry not included
  * @inproc_pair_ns: the in-process row's start (a clock read, tw_start(), a
  *              timerfd_settime() if earliest) and stop, per pair
+ * @inproc_deferred_pair_ns: as @inproc_pair_ns, each start deferred to the
+ *              end of its turn of 32 and placed after one clock read for
+ *              the turn, as the rings' prep_start_in() and submit
  * @core_pair_ns: tw_start() + tw_stop() alone, per pair
  * @mutex_ns:   a pair on a wheel behind one mutex, per thread, with 1 and
  *              2 threads
@@ -32,6 +35,7 @@ struct host_costs {
 	double	copy_ns_b;
 	double	deliver_ns;
 	double	inproc_pair_ns;
+	double	inproc_deferred_pair_ns;
 	double	core_pair_ns;
 	double	mutex_ns[2];
 	struct ring_user ring;

@@ -1038,6 +1038,16 @@ static void *ring_poller(void *arg)
 	return NULL;
 }
 
+/* Start a poller on @fd for @events in *@th, and wait until it sleeps. */
+static void ring_poller_start(struct __test_metadata *_metadata,
+			      struct ring_poller *p, pthread_t *th, int fd,
+			      short events)
+{
+	*p = (struct ring_poller){ .fd = fd, .events = events };
+	EXPECT_TRUE(pthread_create(th, NULL, ring_poller, p) == 0);
+	EXPECT_TRUE(wait_sleeping(&p->tid));
+}
+
 /*
  * Whether a poller asleep in another thread was woken to POLLERR: a poll()
  * that times out looks once more and sees it too, so it must end well
@@ -1075,9 +1085,7 @@ static void t_ring_break_by_ioctl(struct __test_metadata *_metadata)
 		       PROT_READ | PROT_WRITE);
 	if (!ring_ok(_metadata, sq1 ? 0 : -errno))
 		goto out;
-	p = (struct ring_poller){ .fd = r.fd, .events = POLLIN };
-	EXPECT_TRUE(pthread_create(&th, NULL, ring_poller, &p) == 0);
-	EXPECT_TRUE(wait_sleeping(&p.tid));
+	ring_poller_start(_metadata, &p, &th, r.fd, POLLIN);
 	/* The poll()'s round was SQ 0's, this one SQ 1's: the next is SQ 0's. */
 	EXPECT_TRUE(ring_enter(r.fd) == 0);
 	for (k = 0; k < 40; k++)
@@ -1106,9 +1114,7 @@ static void t_ring_break_by_enter(struct __test_metadata *_metadata,
 
 	if (!ring_ok(_metadata, tring_open(&r, 16, 8, 8)))
 		return;
-	p = (struct ring_poller){ .fd = r.fd, .events = events };
-	EXPECT_TRUE(pthread_create(&th, NULL, ring_poller, &p) == 0);
-	EXPECT_TRUE(wait_sleeping(&p.tid));
+	ring_poller_start(_metadata, &p, &th, r.fd, events);
 	__atomic_store_n(&r.sq->tail, r.sq_tail + 9, __ATOMIC_RELEASE);
 	EXPECT_TRUE(ring_enter(r.fd) == -EBADFD);
 	if (!ring_poller_erred(_metadata, th, &p))
@@ -1143,9 +1149,7 @@ static void t_ring_break_wakes_poller(struct __test_metadata *_metadata)
 	due = now_ns() + 1000 * MS;
 	tring_start(&r, 1, 1, 21, due, 0);
 	EXPECT_TRUE(tring_enter_all(&r) == 0);
-	p = (struct ring_poller){ .fd = r.fd, .events = POLLIN };
-	EXPECT_TRUE(pthread_create(&th, NULL, ring_poller, &p) == 0);
-	EXPECT_TRUE(wait_sleeping(&p.tid));
+	ring_poller_start(_metadata, &p, &th, r.fd, POLLIN);
 	tring_stop(&r, 1, 1, 21, 0);
 	__atomic_store_n(&r.sq->tail, r.sq_tail, __ATOMIC_RELEASE);
 	__atomic_store_n(&sq1->tail, r.p.sq_entries + 1, __ATOMIC_RELEASE);

@@ -1552,7 +1552,7 @@ static void test_ring_set_now(void)
  */
 static void test_ring_start_in_stamped(void)
 {
-	struct twheel_sqe *e1, *e2;
+	struct twheel_sqe *e1, *e2, probe;
 	struct timingwheel_ring ring;
 	struct timingwheel_sq *sq;
 	struct twheel_cqe ev[2];
@@ -1580,6 +1580,11 @@ static void test_ring_start_in_stamped(void)
 	      (unsigned long long)e1->when, (unsigned long long)e2->when,
 	      (unsigned long long)before);
 	CHECK(!((e1->flags | e2->flags) & TIMINGWHEEL_SQE_STAMP), "marks left");
+	/* The mark is the library's: prep_start() drops it from its flags. */
+	timingwheel_prep_start(&probe, a, ga, 3, 5 * MS, 0,
+			       TIMINGWHEEL_SQE_STAMP | TWHEEL_SQE_RESULT);
+	CHECK(probe.flags == TWHEEL_SQE_RESULT && probe.when == 5 * MS,
+	      "prep_start kept flags %x", probe.flags);
 	CHECK_RET(ring_reap(&ring, ev, 2, 5000), 2);
 	CHECK(ev[0].cookie == 2 && ev[1].cookie == 1 &&
 	      ev[0].due >= before + 20 * MS && ev[1].due >= before + 40 * MS,
