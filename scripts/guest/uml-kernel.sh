@@ -27,6 +27,12 @@ tw_patch_source "$src" "${patches[@]}"
 key=$( (basename "$src"; cat "${frags[@]}" "${patches[@]}") | sha256sum | cut -c1-16)
 out=$TW_CACHE/uml-$flavour-$key
 
+# One build of a flavour at a time: make check starts the debug kernel's
+# build in the background (scripts/check.sh), and a stage that needs it
+# waits here for that build, then finds it built (or, if it failed,
+# builds it again itself and says why).
+exec 9>"$TW_CACHE/uml-$flavour.lock"
+flock 9
 if [ -f "$out/.tw-built" ]; then
 	echo "$out"
 	exit 0

@@ -14,10 +14,8 @@
  *                                  unreached is kept, and the next call's
  *                                  delta adds to it, as Ratas' pending ticks
  *   ticks_to_next_event(max)       tw_next_event() bounded by now + max
- *   TimerEventInterface::cancel()  tw_stop(), and the event's tick set to
- *                                  0: scheduled_at() of a cancelled event
- *                                  is 0 here, where Ratas keeps its last
- *                                  tick (see schedule_in_range())
+ *   TimerEventInterface::cancel()  tw_stop(); scheduled_at() keeps the
+ *                                  last tick, as Ratas'
  *
  * As Ratas, everything the program calls per timer is inline here; the
  * wheel's inline fast paths are in tw_core.h, the rest in tw_core.c,
@@ -43,10 +41,10 @@ typedef uint64_t Tick;
 class TimerWheel;
 
 /*
- * The wheel an event was last scheduled on, then the wheel's node, at a
- * fixed offset for the expiry callback: after the vtable pointer, in this
- * order (the bases' order), so that schedule_in_range()'s first test reads
- * the two words it needs side by side, as Ratas reads its own two.
+ * The wheel an event is pending on, then the wheel's node, at a fixed
+ * offset for the expiry callback: after the vtable pointer, in this order
+ * (the bases' order), so that schedule_in_range()'s first test reads the
+ * two words it needs side by side, as Ratas reads its own two.
  */
 struct TwRatasWheelRef {
 	TimerWheel *wheel_ = nullptr;
@@ -92,8 +90,6 @@ private:
 		return static_cast<TimerEventInterface *>(
 			reinterpret_cast<TwRatasNode *>(t));
 	}
-
-	inline void move(TimerWheel *w);
 };
 
 template <typename CBType>
@@ -161,14 +157,16 @@ public:
 
 private:
 	/*
-	 * Out of line, and a call of their own, so that the common case, an
-	 * event of this wheel or a new one, keeps what it loaded in
-	 * registers.  Defined here: inline for the linker, not the compiler.
+	 * Ratas lets an event move from one wheel to another: it leaves the
+	 * first, and is scheduled here as a new one.  Out of line, and a
+	 * call of their own, so that the common case, an event of this wheel
+	 * or a new one, keeps what it loaded in registers.  Defined here:
+	 * inline for the linker, not the compiler.
 	 */
 	__attribute__((__noinline__, __cold__))
 	void schedule_moved(TimerEventInterface *event, Tick delta)
 	{
-		event->move(this);
+		event->cancel();
 		schedule(event, delta);
 	}
 
@@ -176,7 +174,7 @@ private:
 	void schedule_in_range_moved(TimerEventInterface *event, Tick start,
 				     Tick end)
 	{
-		event->move(this);
+		event->cancel();
 		schedule_in_range(event, start, end);
 	}
 
@@ -196,9 +194,7 @@ private:
 
 		/*
 		 * A fired event belongs to no wheel until it is scheduled
-		 * again: its tick stays this wheel's, and a wheel made later
-		 * at this one's address must not take it for its own
-		 * (schedule_in_range()).
+		 * again (schedule_in_range()).
 		 */
 		e->wheel_ = nullptr;
 		e->execute();
@@ -209,25 +205,18 @@ private:
 };
 
 /*
- * A stopped timer's tick is set to 0, as a new one's is, so that every timer
- * of a wheel not pending is due at or before its now: schedule_in_range()
- * then knows a timer of the wheel due in its range is pending from its wheel
- * and its tick alone (see there).
+ * An event has a wheel exactly while it is pending there: fire() and
+ * cancel() clear it, schedule() and schedule_in_range() set it.  So one
+ * that fired or was stopped never touches the wheel it was last on, which
+ * it may outlive, and schedule_in_range() tells a pending event of its
+ * wheel by that word alone.
  */
 void TimerEventInterface::cancel()
 {
-	if (wheel_ && tw_stop(&wheel_->w_, &node_))
-		node_.expires = 0;
-}
-
-/*
- * Ratas lets an event move from one wheel to another: it leaves the first,
- * for @w, where the caller then schedules it.
- */
-void TimerEventInterface::move(TimerWheel *w)
-{
-	cancel();
-	wheel_ = w;
+	if (wheel_) {
+		tw_stop(&wheel_->w_, &node_);
+		wheel_ = nullptr;
+	}
 }
 
 
@@ -279,16 +268,11 @@ void TimerWheel::schedule_in_range(TimerEventInterface *event, Tick start,
 	 * gives the range: what it costs is paid once per call, not per
 	 * check of @start and @end.  It reads two words of the event, its
 	 * wheel and its tick, side by side after the event's header, as
-	 * Ratas' reads its own two: a timer of this wheel in a wheel slot is
-	 * due 1 to 2^63 - 1 ticks ahead, and every other one of this wheel
-	 * at or before now (0 or, the difference wrapping, 2^63 or more
-	 * ahead): a timer on the overdue list, one never started and one
-	 * cancel() stopped, at tick 0.  So a tick in the range, taken as
-	 * signed and above 0, is a pending timer's if the event is this
-	 * wheel's.  One that fired is no wheel's (fire()): its tick may be
-	 * ahead of another wheel's now.
+	 * Ratas' reads its own two, and makes as many tests as Ratas': an
+	 * event has a wheel exactly while it is pending there (cancel()), so
+	 * one of this wheel due in the range is pending in it.
 	 */
-	if ((int64_t)d > 0 && d >= start && d <= end && event->wheel_ == this)
+	if (event->wheel_ == this && d >= start && d <= end)
 		return;
 	if (!event->active())
 		event->wheel_ = this;

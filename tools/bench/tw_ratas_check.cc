@@ -19,10 +19,11 @@
  *     to 2^64), or wrapping around 2^64, aborts (in a child each).
  *
  * The adapter's own shortcut in schedule_in_range(), which tells a pending
- * event from its wheel and its tick alone (cancel() sets a stopped one's
- * tick to 0, a fired one belongs to no wheel), is what this is for, on
- * three wheels, one of them now and then remade at its own address: Ratas' benchmark program, the adapter's other user, comes
- * from outside the tree and is not part of make check.  Runs in a second
+ * event of its wheel from the wheel it holds (fire() and cancel() clear
+ * it), and the events that outlive a wheel, are what this is for, on three
+ * wheels, one of them now and then remade at its own address: Ratas'
+ * benchmark program, the adapter's other user, comes from outside the tree
+ * and is not part of make check.  Runs in a second
  * in make -C tools bench-ratas-check; TW_RATAS_SEED replays a run.
  *
  *   tw_ratas_check [steps]
@@ -133,28 +134,29 @@ static void do_schedule(int i)
 }
 
 /*
- * @start may be 0: an event that fired at now is then 0 ticks ahead.  An
- * event on the other wheel moves, wherever its tick is.
+ * @start may be 0: an event that fired at now is then 0 ticks ahead, and
+ * one pending for now itself (overdue, or held back by a budget) stays.
+ * An event on the other wheel moves, wherever its tick is.
  */
 static void do_schedule_in_range(int i, Tick start)
 {
 	int w = rnd_wheel();
 	Tick now = W(w).now(), end = start + rnd_delta() - 1;
 	bool stays = model[i].pending && model[i].w == w &&
-		     model[i].due - now >= start &&
-		     model[i].due - now <= end && model[i].due > now;
+		     model[i].due - now >= start && model[i].due - now <= end;
 	Tick at;
 
 	W(w).schedule_in_range(&units[i].ev_, start, end);
 	at = units[i].ev_.scheduled_at();
 	CHECK(units[i].ev_.active(), "event %d not pending after schedule_in_range(%" PRIu64
 	      ", %" PRIu64 ") on wheel %d", i, start, end, w);
-	if (stays)
+	if (stays) {
 		CHECK(at == model[i].due, "event %d due in [now + %" PRIu64 ", now + %" PRIu64
 		      "] at %" PRIu64 " moved to %" PRIu64, i, start, end, model[i].due, at);
-	else
-		CHECK(at >= now + start && at <= now + end, "event %d put at %" PRIu64
-		      ", out of [now + %" PRIu64 ", now + %" PRIu64 "]", i, at, start, end);
+		return;
+	}
+	CHECK(at >= now + start && at <= now + end, "event %d put at %" PRIu64
+	      ", out of [now + %" PRIu64 ", now + %" PRIu64 "]", i, at, start, end);
 	model[i] = { true, at == now, at, w };
 }
 
