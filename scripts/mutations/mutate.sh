@@ -87,7 +87,8 @@ alone() {
 tw_need patch
 [ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
 # The UML kernel the suites boot, built once before mutants start two at a
-# time: uml-kernel.sh takes no lock, and two cold builds would share a tree.
+# time, so that a kernel that does not build is said once, here, and not by
+# every mutant (uml-kernel.sh's lock would hold the second behind the first).
 case $kind in
 core) "$TW_ROOT/scripts/guest/uml-kernel.sh" normal >/dev/null ;;
 device) "$TW_ROOT/scripts/guest/uml-kernel.sh" debug >/dev/null ;;
