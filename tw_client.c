@@ -359,7 +359,7 @@ static DEFINE_SPINLOCK(tw_users_lock);
  */
 static struct tw_user *tw_user_get(kuid_t uid)
 {
-	struct tw_user *u, *new = kzalloc(sizeof(*new), GFP_KERNEL);
+	struct tw_user *u, *new = kzalloc(sizeof(*new), TW_GFP);
 	int err = 0;
 
 	if (!new)
@@ -1258,7 +1258,7 @@ long tw_client_batch(struct tw_client *c, unsigned int count,
 	struct twheel_op *ops;
 	long ret = 0;
 
-	ops = kmalloc_array(TW_CHUNK, sizeof(*ops), GFP_KERNEL);
+	ops = kmalloc_array(TW_CHUNK, sizeof(*ops), TW_GFP);
 	if (!ops)
 		return -ENOMEM;
 	for (done = 0; done < count; done += n) {
