@@ -662,9 +662,30 @@ static unsigned int tw_callback_stall(struct tw_client *c)
 }
 
 /*
+ * tw_program() for a ring file's callback, the hrtimer's own: the time it
+ * is about to arm is published first, and armed only if that publish finds
+ * nothing to consume.  Armed first, as a system call does, the hrtimer
+ * could not be taken back: hrtimer_try_to_cancel() of the running timer
+ * fails, and a stall would leave it armed while the header said idle, for
+ * one more callback on entries alone.  The value published is the one
+ * arming gives tw_armed_for(): @next, or an earlier expiry a system call
+ * queued meanwhile.
+ */
+static unsigned int tw_program_callback(struct tw_client *c, u64 next)
+{
+	lockdep_assert_held(&c->lock);
+	if (tw_ring_publish(c->ring, min(next, tw_armed_for(c))) &&
+	    !tw_ring_stalled(c->ring))
+		return tw_callback_stall(c);
+	tw_set_hrtimer(c, next);
+	return 0;
+}
+
+/*
  * Program the hrtimer for the wheel's next work.  A ring file then
  * publishes it; entries the publish finds (its store-buffering check) are
- * applied at once, and the hrtimer programmed and published again.  Return
+ * applied at once, and the hrtimer programmed and published again; in a
+ * callback they stall it instead (tw_program_callback()).  Return
  * the events posted meanwhile; the caller wakes readers after unlocking
  * (for a break too: tw_took_break()).
  */
@@ -673,16 +694,14 @@ static unsigned int tw_program(struct tw_client *c, u64 now, bool callback)
 	unsigned int k, posted = 0;
 	u64 tick = div64_u64(now, c->resolution);
 
+	if (callback && c->ring)
+		return tw_program_callback(c, tw_next_work(c, now));
 	tw_set_hrtimer(c, tw_next_work(c, now));
 	if (!c->ring)
 		return 0;
 	for (k = 0; tw_ring_publish(c->ring, tw_armed_for(c)); k++) {
 		if (tw_ring_stalled(c->ring))
 			break;
-		if (callback) {
-			posted += tw_callback_stall(c);
-			break;
-		}
 		if (k == TW_REPUBLISH) {
 			/* Producers still at it: a follow-up takes the rest. */
 			tw_set_hrtimer(c, now + TW_BURST_GAP_NS);

@@ -31,7 +31,9 @@
  * reads an SQ tail or the CQ head once per round into a private copy that
  * it checks: a value no honest program can produce breaks the rings for
  * good ("DOC: The broken state").  Every entry is read once, word by word,
- * and every slot index bounded with array_index_nospec() before use.  The
+ * to be applied, and every slot index bounded with array_index_nospec()
+ * before use; a result held for CQ room copies the entry's cookie, slot
+ * and generation again when it is posted, into the result alone.  The
  * kernel never waits on an entry: what lies below the tail it loaded is
  * taken as written.
  */
