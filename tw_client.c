@@ -650,8 +650,9 @@ static u64 tw_armed_for(struct tw_client *c)
 
 /*
  * A callback leaves the rest to the file's own system calls: NEED_ENTER
- * set, the hrtimer idle and that published ("DOC: Softirq work" in
- * tw_ring.c).  Return 1: the caller wakes pollers, for the flag.
+ * set, the hrtimer idle (but for what tw_program_callback() says) and
+ * that published ("DOC: Softirq work" in tw_ring.c).  Return 1: the
+ * caller wakes pollers, for the flag.
  */
 static unsigned int tw_callback_stall(struct tw_client *c)
 {
@@ -662,22 +663,28 @@ static unsigned int tw_callback_stall(struct tw_client *c)
 }
 
 /*
- * tw_program() for a ring file's callback, the hrtimer's own: the time it
- * is about to arm is published first, and armed only if that publish finds
- * nothing to consume.  Armed first, as a system call does, the hrtimer
- * could not be taken back: hrtimer_try_to_cancel() of the running timer
- * fails, and a stall would leave it armed while the header said idle, for
- * one more callback on entries alone.  The value published is the one
- * arming gives tw_armed_for(): @next, or an earlier expiry a system call
- * queued meanwhile.
+ * tw_program() for a ring file's callback: the time it is about to arm is
+ * published first, and armed only if that publish finds nothing to
+ * consume.  Armed first, as a system call does, the hrtimer could not be
+ * taken back by a stall (hrtimer_try_to_cancel() of the running timer
+ * fails): one more callback would run on entries alone while the header
+ * said idle.  Only an expiry a system call queued while the callback
+ * waited for the lock can still outlive a stall.  The value published is
+ * the one arming gives tw_armed_for(): @next, or that earlier expiry.
+ * Taking the hrtimer back is safe before the publish, so with no work
+ * (@next U64_MAX) it is done first, as tw_program() does, for a call
+ * outside the hrtimer (tw_kbench.c's), whose cancel succeeds.
  */
 static unsigned int tw_program_callback(struct tw_client *c, u64 next)
 {
 	lockdep_assert_held(&c->lock);
+	if (next == U64_MAX)
+		tw_set_hrtimer(c, next);
 	if (tw_ring_publish(c->ring, min(next, tw_armed_for(c))) &&
 	    !tw_ring_stalled(c->ring))
 		return tw_callback_stall(c);
-	tw_set_hrtimer(c, next);
+	if (next != U64_MAX)
+		tw_set_hrtimer(c, next);
 	return 0;
 }
 
@@ -692,13 +699,14 @@ static unsigned int tw_program_callback(struct tw_client *c, u64 next)
 static unsigned int tw_program(struct tw_client *c, u64 now, bool callback)
 {
 	unsigned int k, posted = 0;
-	u64 tick = div64_u64(now, c->resolution);
+	u64 tick;
 
 	if (callback && c->ring)
 		return tw_program_callback(c, tw_next_work(c, now));
 	tw_set_hrtimer(c, tw_next_work(c, now));
 	if (!c->ring)
 		return 0;
+	tick = div64_u64(now, c->resolution);
 	for (k = 0; tw_ring_publish(c->ring, tw_armed_for(c)); k++) {
 		if (tw_ring_stalled(c->ring))
 			break;
