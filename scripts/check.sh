@@ -14,17 +14,22 @@ declare -a results why
 check_start=$SECONDS
 stage_log=$TW_CACHE/run/check-stage.log
 tw_mmss() { printf '%2d:%02d' $(($1 / 60)) $(($1 % 60)); }
+# record NAME VERDICT SECONDS LOG: a stage's end, its verdict and time.
+record() {
+	local name=$1 verdict=$2 secs=$3 log=$4
+	tw_log "=== $name: $verdict in $(tw_mmss "$secs")"
+	results+=("$verdict  $(tw_mmss "$secs")  $name")
+	if [ "$verdict" = FAIL ]; then
+		why+=("$name:")
+		mapfile -t -O ${#why[@]} why < <(grep -E "$why_re" "$log" | tail -n 8)
+	fi
+}
 run() {
 	local name=$1 t0=$SECONDS verdict=PASS
 	shift
 	tw_log "=== $name"
 	"$@" 2>&1 | tee "$stage_log" || verdict=FAIL
-	tw_log "=== $name: $verdict in $(tw_mmss $((SECONDS - t0)))"
-	results+=("$verdict  $(tw_mmss $((SECONDS - t0)))  $name")
-	if [ $verdict = FAIL ]; then
-		why+=("$name:")
-		mapfile -t -O ${#why[@]} why < <(grep -E "$why_re" "$stage_log" | tail -n 8)
-	fi
+	record "$name" $verdict $((SECONDS - t0)) "$stage_log"
 }
 why_re='SURVIVED|did not run|does not apply|replay|FAILED|FAIL:|not ok|error|[Ff]ailed'
 
@@ -44,15 +49,68 @@ run "Debian packages: build, install (dkms), check, purge" "$TW_ROOT/scripts/pac
 # under ASan and UBSan in userspace, the device under KASAN and lockdep and
 # on PREEMPT_RT.  TW_FUZZ_SECONDS sets how long each runs (make soak: 1 h).
 fuzz=${TW_FUZZ_SECONDS:-20}
-for k in "${TW_KERNELS[@]}"; do
-	if [ "$k" = 6.12-rt ]; then
-		run "e2e and fuzzers on Debian $k in QEMU" \
-			env TW_FUZZ_SECONDS="$fuzz" TW_REQUIRE_PKGCLIENT=1 \
-			"$TW_ROOT/scripts/guest/qemu-run.sh" "$k" e2e
+# The three Debian guests run in two lanes, each guest on one host thread
+# (scripts/guest/qemu-run.sh), one a CPU, as the device's planted bugs run:
+# the PREEMPT_RT kernel, the longest with its fuzzers, beside the others
+# one after another.  What the guests share
+# is made first, one thing at a time: apt's packages, each kernel's
+# headers and image, the test programs; each guest's own script then finds
+# them made, and no two calls of apt or make race.  A failure here is
+# said again by the guest that needs what failed.
+qemu_name() {
+	if [ "$1" = 6.12-rt ]; then
+		echo "e2e and fuzzers on Debian $1 in QEMU"
 	else
-		run "e2e on Debian $k in QEMU" \
-			env TW_REQUIRE_PKGCLIENT=1 "$TW_ROOT/scripts/guest/qemu-run.sh" "$k" e2e
+		echo "e2e on Debian $1 in QEMU"
 	fi
+}
+qemu_stage() {
+	if [ "$1" = 6.12-rt ]; then
+		env TW_FUZZ_SECONDS="$fuzz" TW_REQUIRE_PKGCLIENT=1 \
+			"$TW_ROOT/scripts/guest/qemu-run.sh" "$1" e2e
+	else
+		env TW_REQUIRE_PKGCLIENT=1 "$TW_ROOT/scripts/guest/qemu-run.sh" "$1" e2e
+	fi
+}
+qemu_prepare() {
+	local k
+
+	tw_need qemu-system-x86 busybox-static cpio gzip
+	for k in "${TW_KERNELS[@]}"; do
+		"$TW_ROOT/scripts/guest/debian-kernel.sh" "$k" >/dev/null || return 1
+	done
+	tw_device_progs device-progs
+}
+# qemu_lane KERNEL...: those guests one after another; each one's output
+# in $lanes/KERNEL.log, its exit status and seconds in $lanes/KERNEL.rc.
+lanes=$TW_CACHE/run/check-lanes
+qemu_lane() {
+	local k t0 rc
+
+	for k; do
+		t0=$SECONDS
+		qemu_stage "$k" >"$lanes/$k.log" 2>&1
+		rc=$?
+		echo "$rc $((SECONDS - t0))" >"$lanes/$k.rc"
+	done
+}
+rm -rf "$lanes" && mkdir -p "$lanes"
+(qemu_prepare) >"$lanes/prepare.log" 2>&1 || tw_log "preparing the guests failed (log: $lanes/prepare.log); each guest says why"
+for k in "${TW_KERNELS[@]}"; do tw_log "=== $(qemu_name "$k") (two lanes)"; done
+lane_rt=() lane_other=()
+for k in "${TW_KERNELS[@]}"; do
+	if [[ $k == *-rt ]]; then lane_rt+=("$k"); else lane_other+=("$k"); fi
+done
+qemu_lane "${lane_rt[@]}" &
+pid_rt=$!
+qemu_lane "${lane_other[@]}" &
+pid_other=$!
+wait $pid_rt $pid_other
+for k in "${TW_KERNELS[@]}"; do
+	read -r rc secs <"$lanes/$k.rc" 2>/dev/null || { rc=1 secs=0; }
+	cat "$lanes/$k.log" 2>/dev/null
+	[ "$rc" = 0 ] && verdict=PASS || verdict=FAIL
+	record "$(qemu_name "$k")" "$verdict" "$secs" "$lanes/$k.log"
 done
 run "KUnit under UML" "$TW_ROOT/scripts/guest/kunit-uml.sh" normal
 run "KUnit under UML debug (KASAN, lockdep)" "$TW_ROOT/scripts/guest/kunit-uml.sh" debug
