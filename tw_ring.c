@@ -159,6 +159,7 @@
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/nospec.h>
+#include <linux/preempt.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -673,7 +674,10 @@ int tw_ring_mmap(struct tw_ring *r, struct vm_area_struct *vma)
 /*
  * Write the header's changing part under its sequence count, then make the
  * full barrier of the store-buffering pairs (tw_ring_hdr_announce()); the
- * counters, which no protocol reads, after it.
+ * counters, which no protocol reads, after it.  Not preempted while the
+ * count is odd: on PREEMPT_RT the client's lock does not keep preemption
+ * off, and a reader of a higher priority on this CPU, which retries until
+ * the count is even (timingwheel_submit()), would spin for ever.
  */
 static void tw_ring_announce(struct tw_ring *r)
 {
@@ -685,7 +689,9 @@ static void tw_ring_announce(struct tw_ring *r)
 		.broken		= r->broken,
 	};
 
+	preempt_disable();
 	tw_ring_hdr_announce(h, &r->seq, &news);
+	preempt_enable();
 	WRITE_ONCE(h->posted, r->posted);
 	WRITE_ONCE(h->waited, r->waited);
 	WRITE_ONCE(h->waiting, r->nr_waiting);

@@ -541,10 +541,12 @@ static uint64_t tw_tick_up(const struct twheel_ring_hdr *h, uint64_t when)
  * When the starts just published fire, at the earliest, for the ENTER
  * check.  A start due in the tick the hrtimer is armed for needs no ENTER:
  * the callback applies it before it fires that tick.  Only a start asked
- * for before @armed_for is rounded (one division), and only while this
- * SQ's share of a callback's work holds its backlog (@head: the SQ's head
- * after the publish) and the wheel has not reached that tick (a callback
- * for it, under way, may have read the SQ tails already).
+ * for before @armed_for is rounded (one division), only while a callback's
+ * work holds the SQ's backlog (@head: the SQ's head after the publish),
+ * and only on rings of one SQ: a callback takes the SQs one after another,
+ * so another thread's backlog may use up its work before it comes to this
+ * one.  And only while the wheel has not reached that tick (a callback for
+ * it, under way, may have read the SQ tails already).
  */
 static uint64_t tw_due_at(const struct timingwheel_sq *sq, struct tw_due *d,
 			  uint64_t armed_for, uint32_t head)
@@ -552,7 +554,7 @@ static uint64_t tw_due_at(const struct timingwheel_sq *sq, struct tw_due *d,
 	uint64_t up;
 
 	if (d->exact < armed_for && armed_for != UINT64_MAX &&
-	    sq->tail - head <= TW_CALLBACK_UNITS / sq->ring->params.nr_sq) {
+	    sq->ring->params.nr_sq == 1 && sq->tail - head <= TW_CALLBACK_UNITS) {
 		up = tw_tick_up(sq->ring->hdr, d->exact);
 		if (up > sq->wheel_ns)
 			d->exact = up;

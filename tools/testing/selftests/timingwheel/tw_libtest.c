@@ -840,20 +840,23 @@ static void start_n_at(struct timingwheel_sq *sq, unsigned int n, uint64_t when,
 #define IN_TICK_BURST	33
 
 /*
- * Starts asked for inside the tick the hrtimer is armed for need no ENTER:
- * the library rounds them up to the tick as the kernel does.  A tick of
- * 100 ms, the hrtimer armed for tick B: a start 60 ms before B enters
- * nothing and fires at B; one 10 ms before B's previous tick enters and
- * fires at that tick; then 33 at once inside that tick enter, since one
- * callback would not apply them all.
+ * Starts asked for inside the tick the hrtimer is armed for need no ENTER
+ * on rings of one SQ: the library rounds them up to the tick as the kernel
+ * does.  A tick of 100 ms, the hrtimer armed for tick B: a start 60 ms
+ * before B enters nothing and fires at B; one 10 ms before B's previous
+ * tick enters and fires at that tick; then 33 at once inside that tick
+ * enter, since one callback would not apply them all.  On rings of
+ * @nr_sq 2 every start asked for before B enters, the one 60 ms before it
+ * too: a callback takes the SQs one after another, and another thread's
+ * backlog may use up its work first.
  */
-static void test_ring_enter_in_tick(void)
+static void ring_enter_in_tick(uint32_t nr_sq)
 {
 	struct twheel_ring_setup p = {
-		.capacity = 64, .nr_sq = 1, .sq_entries = 64, .cq_entries = 64,
+		.capacity = 64 * nr_sq, .nr_sq = nr_sq, .sq_entries = 64, .cq_entries = 64,
 	};
 	uint64_t res = 100 * MS, t0 = timingwheel_now(CLOCK_MONOTONIC), b, done;
-	uint64_t asked[4], enters[4];
+	uint64_t asked[4], enters[4], want1 = nr_sq == 1 ? 1 : 2;
 	struct twheel_cqe ev[IN_TICK_BURST + 3];
 	struct timingwheel_ring ring;
 	struct timingwheel_sq *sq;
@@ -873,7 +876,7 @@ static void test_ring_enter_in_tick(void)
 	asked[1] = b - 60 * MS;
 	asked[2] = b - res - 10 * MS;
 	asked[3] = b - res - 20 * MS;
-	sq = timingwheel_ring_sq(&ring, 0);
+	sq = timingwheel_ring_sq(&ring, nr_sq - 1);
 	for (i = 0; i < 4; i++) {
 		start_n_at(sq, i < 3 ? 1 : IN_TICK_BURST, asked[i], i);
 		enters[i] = ring.enters;
@@ -881,19 +884,31 @@ static void test_ring_enter_in_tick(void)
 	/* Judged if nothing fired before the last submit. */
 	done = timingwheel_now(CLOCK_MONOTONIC);
 	if (done >= asked[3])
-		printf("# ring_enter_in_tick: a stall of %llu ms, ENTERs not judged\n",
+		printf("# %u SQs: a stall of %llu ms, ENTERs not judged\n", nr_sq,
 		       (unsigned long long)(done - t0) / MS);
-	CHECK(done >= asked[3] || (enters[0] == 1 && enters[1] == 1 && enters[2] == 2 &&
-				   enters[3] == 3),
-	      "ENTERs %llu %llu %llu %llu, want 1 1 2 3", (unsigned long long)enters[0],
-	      (unsigned long long)enters[1], (unsigned long long)enters[2],
-	      (unsigned long long)enters[3]);
+	CHECK(done >= asked[3] || (enters[0] == 1 && enters[1] == want1 &&
+				   enters[2] == want1 + 1 && enters[3] == want1 + 2),
+	      "%u SQs: ENTERs %llu %llu %llu %llu, want 1 %llu %llu %llu", nr_sq,
+	      (unsigned long long)enters[0], (unsigned long long)enters[1],
+	      (unsigned long long)enters[2], (unsigned long long)enters[3],
+	      (unsigned long long)want1, (unsigned long long)want1 + 1,
+	      (unsigned long long)want1 + 2);
 	CHECK_RET(ring_reap(&ring, ev, IN_TICK_BURST + 3, 5000), IN_TICK_BURST + 3);
 	for (i = 0; i < IN_TICK_BURST + 3; i++)
 		CHECK(ev[i].due == (ev[i].cookie < 2 ? b : b - res) && ev[i].fired >= ev[i].due,
 		      "cookie %llu due %lld ms from B", (unsigned long long)ev[i].cookie,
 		      (long long)(ev[i].due - b) / (long long)MS);
 	ring_close(&ring);
+}
+
+static void test_ring_enter_in_tick(void)
+{
+	ring_enter_in_tick(1);
+}
+
+static void test_ring_enter_in_tick_sqs(void)
+{
+	ring_enter_in_tick(2);
 }
 
 /*
@@ -1689,6 +1704,7 @@ static const struct {
 	{ "ring_sq_full", test_ring_sq_full },
 	{ "ring_start_expiry", test_ring_start_expiry },
 	{ "ring_enter_in_tick", test_ring_enter_in_tick },
+	{ "ring_enter_in_tick_sqs", test_ring_enter_in_tick_sqs },
 	{ "ring_attach", test_ring_attach },
 	{ "ring_peek_enters", test_ring_peek_enters },
 	{ "ring_stop_won", test_ring_stop_won },
