@@ -100,7 +100,7 @@
  * takes it per TW_CHUNK entries, a system call of a ring file per
  * TW_RING_CHUNK ring entries, a read per TW_CHUNK / 2 events, the
  * hrtimer callback for at most expiry_batch expiries, and GET_INFO looks
- * at no more than TW_INFO_SCAN timers per wheel level.  Nothing is
+ * at no more than 2 * TW_INFO_SCAN timers per wheel level.  Nothing is
  * allocated under it: the timers a chunk's starts need, and the memory
  * the id index grows into, are got before it is taken.  What a chunk's
  * stops free, with the index segment they let go (tw_ids_release_seg()),
@@ -168,7 +168,10 @@
 #define TW_TIMER_FLAGS_VALID	(TWHEEL_TIMER_ABSTIME | TWHEEL_TIMER_REPLACE)
 /* The pause between two follow-up callbacks of a burst. */
 #define TW_BURST_GAP_NS		20000ULL
-/* GET_INFO and fdinfo look at no more timers of one wheel level than this. */
+/*
+ * GET_INFO and fdinfo look at no more timers of one wheel level than this,
+ * twice that while a cascade is unfinished (tw_next_expiry_within()).
+ */
 #define TW_INFO_SCAN		64
 /* What one timer pins: its object and about one index bucket. */
 #define TW_TIMER_COST		(sizeof(struct tw_ktimer) + sizeof(void *))

@@ -36,14 +36,24 @@ why_re='SURVIVED|did not run|does not apply|replay|FAILED|FAIL:|not ok|error|[Ff
 run "harness self-test" "$TW_ROOT/scripts/verdict/selftest-harness.sh"
 run "lint (checkpatch, W=1, sparse)" "$TW_ROOT/scripts/lint.sh"
 # From an empty cache, the debug UML kernel builds in the background, at a
-# lower priority, while the packages build and the QEMU guests run, each
-# guest on one host thread: that takes its 5 minutes out of a cold run.
+# lower priority, while the packages build and the QEMU guests run: that
+# takes most of its 5 minutes out of a cold run.
 # The KUnit stage under it waits for it (uml-kernel.sh's lock); with the
 # kernel cached this returns at once.
 nice -n 10 "$TW_ROOT/scripts/guest/uml-kernel.sh" debug \
 	>"$TW_CACHE/run/uml-debug-build.log" 2>&1 &
-uml_debug_build=$!
-trap 'kill $uml_debug_build 2>/dev/null' EXIT
+# kill_tree PID...: those processes and all they started.  At exit, the
+# background jobs still running: the build, and the QEMU lanes if cut off.
+kill_tree() {
+	local p c
+
+	for p; do
+		for c in $(ps -o pid= --ppid "$p" 2>/dev/null); do kill_tree "$c"; done
+		kill "$p" 2>/dev/null
+	done
+}
+# shellcheck disable=SC2046 # one word per job
+trap 'kill_tree $(jobs -p)' EXIT
 run "Debian packages: build, install (dkms), check, purge" "$TW_ROOT/scripts/package/packages.sh"
 # The fuzzers run, bounded, where a bug shows best: the core and the index
 # under ASan and UBSan in userspace, the device under KASAN and lockdep and
@@ -73,13 +83,14 @@ qemu_stage() {
 	fi
 }
 qemu_prepare() {
-	local k
+	local k status=0
 
-	tw_need qemu-system-x86 busybox-static cpio gzip
+	(tw_need qemu-system-x86 busybox-static cpio gzip) || status=1
 	for k in "${TW_KERNELS[@]}"; do
-		"$TW_ROOT/scripts/guest/debian-kernel.sh" "$k" >/dev/null || return 1
+		"$TW_ROOT/scripts/guest/debian-kernel.sh" "$k" >/dev/null || status=1
 	done
-	tw_device_progs device-progs
+	(tw_device_progs device-progs) || status=1
+	return $status
 }
 # qemu_lane KERNEL...: those guests one after another; each one's output
 # in $lanes/KERNEL.log, its exit status and seconds in $lanes/KERNEL.rc.
@@ -95,19 +106,24 @@ qemu_lane() {
 	done
 }
 rm -rf "$lanes" && mkdir -p "$lanes"
-(qemu_prepare) >"$lanes/prepare.log" 2>&1 || tw_log "preparing the guests failed (log: $lanes/prepare.log); each guest says why"
-for k in "${TW_KERNELS[@]}"; do tw_log "=== $(qemu_name "$k") (two lanes)"; done
 lane_rt=() lane_other=()
 for k in "${TW_KERNELS[@]}"; do
 	if [[ $k == *-rt ]]; then lane_rt+=("$k"); else lane_other+=("$k"); fi
 done
-qemu_lane "${lane_rt[@]}" &
-pid_rt=$!
-qemu_lane "${lane_other[@]}" &
-pid_other=$!
-wait $pid_rt $pid_other
+if qemu_prepare >"$lanes/prepare.log" 2>&1; then
+	for k in "${TW_KERNELS[@]}"; do tw_log "=== $(qemu_name "$k") (two lanes)"; done
+	qemu_lane "${lane_rt[@]}" &
+	pid_rt=$!
+	qemu_lane "${lane_other[@]}" &
+	wait $pid_rt $!
+else
+	# Their own scripts make what is missing, and say why it failed.
+	tw_log "preparing the guests failed (log: $lanes/prepare.log): one lane"
+	for k in "${TW_KERNELS[@]}"; do tw_log "=== $(qemu_name "$k")"; done
+	qemu_lane "${TW_KERNELS[@]}"
+fi
 for k in "${TW_KERNELS[@]}"; do
-	read -r rc secs <"$lanes/$k.rc" 2>/dev/null || { rc=1 secs=0; }
+	{ read -r rc secs <"$lanes/$k.rc"; } 2>/dev/null || { rc=1 secs=0; }
 	cat "$lanes/$k.log" 2>/dev/null
 	[ "$rc" = 0 ] && verdict=PASS || verdict=FAIL
 	record "$(qemu_name "$k")" "$verdict" "$secs" "$lanes/$k.log"
