@@ -430,48 +430,7 @@ static u64 tw_clock_ns(const struct tw_client *c)
 					      ktime_get_ns();
 }
 
-/* The first tick at or after @ns: a timer there never fires early. */
-static u64 tw_tick_ceil(const struct tw_client *c, u64 ns)
-{
-	u64 rem, tick = tw_div(ns, c->resolution, c->res_inv, &rem);
-
-	return tick + (rem != 0);
-}
-
-/*
- * The tick of a timer asked for @ns: the first at or after it, whose time
- * must be a ktime.  0 or -ERANGE.
- */
-static int tw_due_tick(const struct tw_client *c, u64 ns, u64 *tick)
-{
-	if (ns > KTIME_MAX)
-		return -ERANGE;
-	*tick = tw_tick_ceil(c, ns);
-	/* Only a time in the last tick of the range can round past its end. */
-	if (ns > KTIME_MAX - c->resolution &&
-	    *tick > div64_u64(KTIME_MAX, c->resolution))
-		return -ERANGE;
-	return 0;
-}
-
-/*
- * Time namespaces.  The wheel runs on the host's clock; a caller in a time
- * namespace gives and reads times on its own view of the clock, the host's
- * plus an offset (tw_timens_offset()), as with timerfd.  An absolute time
- * before the host clock's zero is simply due; a time that a reader's view
- * would put before its zero reads as 0.
- */
-static int tw_to_host(u64 ns, s64 off, u64 *host)
-{
-	if (ns > KTIME_MAX)
-		return -ERANGE;
-	if (off >= 0)
-		*host = ns > (u64)off ? ns - off : 0;
-	else if (check_add_overflow(ns, (u64)-off, host))
-		return -ERANGE;
-	return 0;
-}
-
+/* Host time @ns on the view of @off (tw_to_host() in tw_client.h). */
 static u64 tw_to_view(u64 ns, s64 off)
 {
 	if (off < 0)

@@ -10,8 +10,11 @@
 #include <linux/build_bug.h>
 #include <linux/export.h>
 #include <linux/hrtimer.h>
+#include <linux/ktime.h>
 #include <linux/list.h>
+#include <linux/math64.h>
 #include <linux/mutex.h>
+#include <linux/overflow.h>
 #include <linux/poll.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -19,6 +22,7 @@
 #include <uapi/linux/timingwheel.h>
 
 #include "tw_core.h"
+#include "tw_div.h"
 #include "tw_ids.h"
 
 /* Batch entries per lock hold; a read takes half as many events. */
@@ -173,5 +177,52 @@ void tw_client_ring_read(struct tw_client *c);
 bool tw_client_ring_stalled(struct tw_client *c);
 ssize_t tw_client_read(struct tw_client *c, size_t max, tw_read_copy_fn copy,
 		       void *arg);
+
+/*
+ * Times to ticks, for the ioctls and the rings alike (tw_ring.c starts a
+ * plain timer with these, inline).
+ *
+ * The first tick at or after @ns: a timer there never fires early.
+ */
+static inline u64 tw_tick_ceil(const struct tw_client *c, u64 ns)
+{
+	u64 rem, tick = tw_div(ns, c->resolution, c->res_inv, &rem);
+
+	return tick + (rem != 0);
+}
+
+/*
+ * The tick of a timer asked for @ns: the first at or after it, whose time
+ * must be a ktime.  0 or -ERANGE.
+ */
+static inline int tw_due_tick(const struct tw_client *c, u64 ns, u64 *tick)
+{
+	if (ns > KTIME_MAX)
+		return -ERANGE;
+	*tick = tw_tick_ceil(c, ns);
+	/* Only a time in the last tick of the range can round past its end. */
+	if (ns > KTIME_MAX - c->resolution &&
+	    *tick > div64_u64(KTIME_MAX, c->resolution))
+		return -ERANGE;
+	return 0;
+}
+
+/*
+ * Time namespaces.  The wheel runs on the host's clock; a caller in a time
+ * namespace gives and reads times on its own view of the clock, the host's
+ * plus an offset (tw_timens_offset()), as with timerfd.  An absolute time
+ * before the host clock's zero is simply due; a time that a reader's view
+ * would put before its zero reads as 0.
+ */
+static inline int tw_to_host(u64 ns, s64 off, u64 *host)
+{
+	if (ns > KTIME_MAX)
+		return -ERANGE;
+	if (off >= 0)
+		*host = ns > (u64)off ? ns - off : 0;
+	else if (check_add_overflow(ns, (u64)-off, host))
+		return -ERANGE;
+	return 0;
+}
 
 #endif /* _TW_CLIENT_H */

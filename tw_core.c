@@ -138,7 +138,8 @@
  * &tw_wheel.near_mask ticks ahead (so above level 0), pushed no earlier and
  * within &tw_wheel.reach is the single store; tw_start() of a timer due in
  * (now, now + near_mask], the most common start, links it into its level-0
- * slot with no level to look up; tw_modify() of a timer that is not pending
+ * slot with no level to look up; tw_stop() is inline whole, an unlink and
+ * the occupancy bit; tw_modify() of a timer that is not pending
  * is tw_start(); and tw_modify_range() of a timer already due in the range
  * returns without a call.  Everything else is __tw_start(), __tw_modify()
  * and __tw_modify_range() here, which apply the whole rule, edge cases
@@ -242,23 +243,6 @@ static __always_inline void tw_enqueue(struct tw_wheel *w, struct tw_timer *t,
 				       unsigned int lvl)
 {
 	tw_enqueue_at(w, t, lvl, tw_slot_index(w, lvl, t->expires));
-}
-
-/*
- * A timer was just unlinked; @pprev is where its link was.  It pointed into
- * tw_wheel.slots exactly when the timer was the first of a slot, and only
- * then can the slot have become empty: a timer behind another leaves that
- * one in place.  So the occupancy map is kept without the timer naming its
- * slot.  The overdue and expired lists are not slots and have no bit.
- */
-static void tw_unlinked(struct tw_wheel *w, struct hlist_node **pprev)
-{
-	unsigned long off = (unsigned long)pprev - (unsigned long)w->slots;
-	unsigned int slot = off / sizeof(w->slots[0]);
-
-	if (off < sizeof(w->slots) && !w->slots[slot].first)
-		w->pending_map[slot / TW_LEVEL_SLOTS] &=
-			~BIT_ULL(slot % TW_LEVEL_SLOTS);
 }
 
 /**
@@ -413,33 +397,6 @@ noinline int __tw_modify(struct tw_wheel *wheel, struct tw_timer *timer, u64 exp
 		return -ERANGE;
 	tw_stop(wheel, timer);
 	return tw_start(wheel, timer, expires);
-}
-
-/**
- * tw_stop - stop a timer
- * @wheel: the wheel
- * @timer: the timer
- *
- * O(1): the timer is unlinked from wherever it waits.  A stopped timer
- * never fires, even one already collected for firing that a budget held
- * back.
- *
- * Not while the caller uses @timer->link: initialise the timer first.
- *
- * Return: true if the timer was pending, false if it was not (never
- * started, already fired or already stopped), in which case nothing changes.
- */
-bool tw_stop(struct tw_wheel *wheel, struct tw_timer *timer)
-{
-	struct hlist_node **pprev = timer->entry.pprev;
-
-	if (!pprev)
-		return false;
-
-	hlist_del_init(&timer->entry);
-	tw_unlinked(wheel, pprev);
-	wheel->nr_pending--;
-	return true;
 }
 
 /* Rotate the low @n bits of @map right by @r (0 <= @r < @n <= 64). */

@@ -120,7 +120,6 @@ int tw_start_range(struct tw_wheel *wheel, struct tw_timer *timer,
 int __tw_modify(struct tw_wheel *wheel, struct tw_timer *timer, u64 expires);
 int __tw_modify_range(struct tw_wheel *wheel, struct tw_timer *timer,
 		      u64 lo, u64 hi);
-bool tw_stop(struct tw_wheel *wheel, struct tw_timer *timer);
 u64 __tw_next_event(const struct tw_wheel *w, u64 limit);
 u64 tw_next_expiry_within(const struct tw_wheel *wheel, unsigned int max_scan);
 u64 tw_max_expiry(const struct tw_wheel *wheel);
@@ -139,6 +138,50 @@ static inline void tw_timer_init(struct tw_timer *timer)
 static inline bool tw_timer_pending(const struct tw_timer *timer)
 {
 	return !hlist_unhashed(&timer->entry);
+}
+
+/*
+ * A timer was just unlinked; @pprev is where its link was.  It pointed into
+ * tw_wheel.slots exactly when the timer was the first of a slot, and only
+ * then can the slot have become empty: a timer behind another leaves that
+ * one in place.  So the occupancy map is kept without the timer naming its
+ * slot.  The overdue and expired lists are not slots and have no bit.
+ */
+static inline void tw_unlinked(struct tw_wheel *w, struct hlist_node **pprev)
+{
+	unsigned long off = (unsigned long)pprev - (unsigned long)w->slots;
+	unsigned int slot = off / sizeof(w->slots[0]);
+
+	if (off < sizeof(w->slots) && !w->slots[slot].first)
+		w->pending_map[slot / TW_LEVEL_SLOTS] &=
+			~BIT_ULL(slot % TW_LEVEL_SLOTS);
+}
+
+/**
+ * tw_stop - stop a timer
+ * @wheel: the wheel
+ * @timer: the timer
+ *
+ * O(1): the timer is unlinked from wherever it waits.  A stopped timer
+ * never fires, even one already collected for firing that a budget held
+ * back.
+ *
+ * Not while the caller uses @timer->link: initialise the timer first.
+ *
+ * Return: true if the timer was pending, false if it was not (never
+ * started, already fired or already stopped), in which case nothing changes.
+ */
+static inline bool tw_stop(struct tw_wheel *wheel, struct tw_timer *timer)
+{
+	struct hlist_node **pprev = timer->entry.pprev;
+
+	if (!pprev)
+		return false;
+
+	hlist_del_init(&timer->entry);
+	tw_unlinked(wheel, pprev);
+	wheel->nr_pending--;
+	return true;
 }
 
 /* Level 0's slot of tick @t: level 0 has one tick per slot. */

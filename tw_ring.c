@@ -1034,22 +1034,44 @@ static int tw_ring_arm(struct tw_ring *r, struct tw_client *c,
 	return 0;
 }
 
-/* Arm slot @s for entry @e: new, re-armed, or taken off its list. */
-static int tw_ring_start(struct tw_ring *r, struct tw_client *c,
-			 struct tw_rslot *s, const struct twheel_sqe *e)
+/*
+ * Arm free slot @s for a one-shot start at @when, with no slack: the
+ * common start, its tick found inline as tw_client_when() finds it, and
+ * no range to pick from.
+ */
+static int tw_ring_start_plain(struct tw_ring *r, struct tw_client *c,
+			       struct tw_rslot *s, u64 when)
+{
+	u64 host, tick;
+	int ret;
+
+	ret = tw_to_host(when, r->off, &host);
+	if (!ret)
+		ret = tw_due_tick(c, host, &tick);
+	if (ret)
+		return ret;
+	tw_timer_init(&s->node);
+	ret = tw_start(&c->wheel, &s->node, tick);
+	if (ret)
+		return ret;
+	r->nr_armed++;
+	s->state = TW_RS_ARMED;
+	return 0;
+}
+
+/*
+ * Arm slot @s for entry @e: periodic, with slack, re-armed, or taken off
+ * its list; *@every is its period in ticks.
+ */
+static int tw_ring_start_any(struct tw_ring *r, struct tw_client *c,
+			     struct tw_rslot *s, const struct twheel_sqe *e,
+			     u64 *every)
 {
 	bool periodic = e->flags & TWHEEL_SQE_PERIODIC;
 	struct tw_when w;
 	u64 max;
 	int ret;
 
-	if (periodic && !r->periods)
-		return -EOPNOTSUPP;
-	if (periodic && !e->arg)
-		return -EINVAL;
-	if (s->state != TW_RS_FREE &&
-	    (!(e->flags & TWHEEL_SQE_REPLACE) || s->gen != e->gen))
-		return -EEXIST;
 	ret = tw_client_when(c, e->when, periodic ? 0 : e->arg,
 			     periodic ? e->arg : 0, r->off, &w);
 	if (ret)
@@ -1064,18 +1086,38 @@ static int tw_ring_start(struct tw_ring *r, struct tw_client *c,
 		if (w.lo >= max || w.interval >= max - w.lo)
 			return -ERANGE;
 	}
-	if (s->state == TW_RS_ARMED) {
-		/* Left alone if already due in the range: the core's policy. */
-		ret = tw_modify_range(&c->wheel, &s->node, w.lo, w.hi);
-	} else {
-		ret = tw_ring_arm(r, c, s, &w);
-	}
+	*every = w.interval;
+	/* Left alone if already due in the range: the core's policy. */
+	if (s->state == TW_RS_ARMED)
+		return tw_modify_range(&c->wheel, &s->node, w.lo, w.hi);
+	return tw_ring_arm(r, c, s, &w);
+}
+
+/* Arm slot @s for entry @e: new, re-armed, or taken off its list. */
+static int tw_ring_start(struct tw_ring *r, struct tw_client *c,
+			 struct tw_rslot *s, const struct twheel_sqe *e)
+{
+	bool periodic = e->flags & TWHEEL_SQE_PERIODIC;
+	u64 every = 0;
+	int ret;
+
+	if (periodic && !r->periods)
+		return -EOPNOTSUPP;
+	if (periodic && !e->arg)
+		return -EINVAL;
+	if (s->state != TW_RS_FREE &&
+	    (!(e->flags & TWHEEL_SQE_REPLACE) || s->gen != e->gen))
+		return -EEXIST;
+	if (!periodic && !e->arg && s->state == TW_RS_FREE)
+		ret = tw_ring_start_plain(r, c, s, e->when);
+	else
+		ret = tw_ring_start_any(r, c, s, e, &every);
 	if (ret)
 		return ret;
 	s->gen = e->gen;
 	s->cookie = e->cookie;
 	if (r->periods)
-		r->periods[s - r->slots] = w.interval;
+		r->periods[s - r->slots] = every;
 	return 0;
 }
 

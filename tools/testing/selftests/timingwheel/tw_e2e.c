@@ -1894,6 +1894,8 @@ static int set_timens_offsets(long long mono_s, long long boot_s)
 	return ok ? 0 : -1;
 }
 
+static int timens_ring(void);
+
 /* In the namespace: every time given and read back is on its view. */
 static int timens_child(clockid_t clk, uint64_t host_t0, uint64_t off)
 {
@@ -1936,7 +1938,8 @@ static int timens_child(clockid_t clk, uint64_t host_t0, uint64_t off)
 	T_CHECK(ev[1].fired >= ev[1].due && ev[1].fired <= clock_ns(clk));
 #undef T_CHECK
 	close(fd);
-	return fails;
+	/* The rings take the namespace of their setup, a monotonic file's. */
+	return fails + (clk == CLOCK_MONOTONIC ? timens_ring() : 0);
 }
 
 /*
@@ -2215,6 +2218,42 @@ static void t_trace_events(struct __test_metadata *_metadata)
 }
 
 #include "tw_e2e_ring.h"
+
+/*
+ * In a time namespace, a ring start is on the view of the rings' setup:
+ * its event due at the tick its time rounds up to, fired after it, on the
+ * same view.  Called by timens_child(); the number of checks that failed.
+ */
+static int timens_ring(void)
+{
+	struct twheel_cqe ev;
+	uint64_t abs;
+	struct tring r;
+	int fails = 0;
+
+	if (tring_open(&r, 8, 8, 8)) {
+		printf("#   timens: ring setup: %s\n", strerror(errno));
+		tring_close(&r);
+		return 1;
+	}
+	abs = clock_ns(CLOCK_MONOTONIC) + 100 * MS;
+	tring_start(&r, 0, 1, 7, abs, 0);
+	if (tring_submit(&r, abs) < 0)
+		fails++;
+	if (tring_reap(&r, &ev, 1, 5000) != 1) {
+		printf("#   timens: no ring event within 5 s\n");
+		fails++;
+	} else if (ev.cookie != 7 || ev.due != tick_up(abs, RES_NS) ||
+		   ev.fired < ev.due || ev.fired > clock_ns(CLOCK_MONOTONIC)) {
+		printf("#   timens: ring event cookie %llu due %llu fired %llu, asked %llu, now %llu\n",
+		       (unsigned long long)ev.cookie, (unsigned long long)ev.due,
+		       (unsigned long long)ev.fired, (unsigned long long)abs,
+		       (unsigned long long)clock_ns(CLOCK_MONOTONIC));
+		fails++;
+	}
+	tring_close(&r);
+	return fails;
+}
 
 /*
  * Every test is a TEST_F of an empty fixture, for its timeout: generous,
