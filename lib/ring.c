@@ -594,8 +594,11 @@ TW_EXPORT int timingwheel_submit(struct timingwheel_sq *sq)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	tw_read_hdr(sq->ring->hdr, &armed_for, &sq->wheel_ns, &flags);
 	head = __atomic_load_n(&sq->ctl->head, __ATOMIC_ACQUIRE);
-	if (flags & TWHEEL_RING_BROKEN)
+	if (flags & TWHEEL_RING_BROKEN) {
+		/* No stop is applied again: none can be said to win. */
+		sq->wheel_ns = UINT64_MAX;
 		return -EBADFD;
+	}
 	due = tw_due_at(sq, &d, armed_for, head);
 	/* An idle hrtimer consumes nothing: entries need an ENTER. */
 	if (due < armed_for || sq->tail - head > sq->mask ||

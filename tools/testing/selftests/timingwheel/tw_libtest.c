@@ -1169,7 +1169,8 @@ static void test_ring_cq_overflow(void)
  * flag, so a consumer that entered only on them never would: the two
  * events posted before the break are still read, a cq_advance() that
  * leaves one says 0, and once the CQ is empty cq_advance() (its events
- * consumed) and the peek say -EBADFD.
+ * consumed) and the peek say -EBADFD; a stop submitted after the break
+ * is not said to win.
  */
 static void test_ring_broken(void)
 {
@@ -1204,6 +1205,11 @@ static void test_ring_broken(void)
 	CHECK_RET(timingwheel_peek_cqe(&ring, &cqe), -EBADFD);
 	CHECK_RET(timingwheel_cq_advance(&ring, 0), -EBADFD);
 	CHECK(ring.cq_head == ring.cq->tail, "the events not consumed");
+	/* A stop submitted now is never applied: it cannot be said to win. */
+	CHECK_RET(timingwheel_slot_get(sq, &a, &ga), 0);
+	timingwheel_prep_stop(timingwheel_get_sqe(sq), a, ga, 0xba2, 0);
+	CHECK_RET(timingwheel_submit(sq), -EBADFD);
+	CHECK(!timingwheel_stop_won(sq, UINT64_MAX - 1), "a stop won on broken rings");
 	ring_close(&ring);
 }
 
