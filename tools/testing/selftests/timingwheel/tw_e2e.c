@@ -2245,9 +2245,10 @@ static int timens_ring(void)
 		fails++;
 	} else if (ev.cookie != 7 || ev.due != tick_up(abs, RES_NS) ||
 		   ev.fired < ev.due || ev.fired > clock_ns(CLOCK_MONOTONIC)) {
-		printf("#   timens: ring event cookie %llu due %llu fired %llu, asked %llu, now %llu\n",
+		printf("#   timens: ring event cookie %llu due %llu fired %llu,",
 		       (unsigned long long)ev.cookie, (unsigned long long)ev.due,
-		       (unsigned long long)ev.fired, (unsigned long long)abs,
+		       (unsigned long long)ev.fired);
+		printf(" asked %llu, now %llu\n", (unsigned long long)abs,
 		       (unsigned long long)clock_ns(CLOCK_MONOTONIC));
 		fails++;
 	}
