@@ -179,11 +179,11 @@ ssize_t tw_client_read(struct tw_client *c, size_t max, tw_read_copy_fn copy,
 		       void *arg);
 
 /*
- * Times to ticks, for the ioctls and the rings alike (tw_ring.c starts a
- * plain timer with these, inline).
- *
- * The first tick at or after @ns: a timer there never fires early.
+ * Times to ticks, for the ioctls and the rings alike: tw_ring.c starts a
+ * plain timer with these, inline.
  */
+
+/* The first tick at or after @ns: a timer there never fires early. */
 static inline u64 tw_tick_ceil(const struct tw_client *c, u64 ns)
 {
 	u64 rem, tick = tw_div(ns, c->resolution, c->res_inv, &rem);

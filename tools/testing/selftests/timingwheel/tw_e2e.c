@@ -2227,31 +2227,37 @@ static void t_trace_events(struct __test_metadata *_metadata)
 static int timens_ring(void)
 {
 	struct twheel_cqe ev;
-	uint64_t abs;
 	struct tring r;
-	int fails = 0;
+	int fails = 1, ret;
+	uint64_t abs;
 
-	if (tring_open(&r, 8, 8, 8)) {
-		printf("#   timens: ring setup: %s\n", strerror(errno));
-		tring_close(&r);
-		return 1;
+	ret = tring_open(&r, 8, 8, 8);
+	if (ret) {
+		printf("#   timens: ring setup: %s\n", strerror(-ret));
+		goto out;
 	}
 	abs = clock_ns(CLOCK_MONOTONIC) + 100 * MS;
 	tring_start(&r, 0, 1, 7, abs, 0);
-	if (tring_submit(&r, abs) < 0)
-		fails++;
+	ret = tring_submit(&r, abs);
+	if (ret < 0) {
+		printf("#   timens: ring submit: %s\n", strerror(-ret));
+		goto out;
+	}
 	if (tring_reap(&r, &ev, 1, 5000) != 1) {
 		printf("#   timens: no ring event within 5 s\n");
-		fails++;
-	} else if (ev.cookie != 7 || ev.due != tick_up(abs, RES_NS) ||
-		   ev.fired < ev.due || ev.fired > clock_ns(CLOCK_MONOTONIC)) {
-		printf("#   timens: ring event cookie %llu due %llu fired %llu,",
-		       (unsigned long long)ev.cookie, (unsigned long long)ev.due,
-		       (unsigned long long)ev.fired);
-		printf(" asked %llu, now %llu\n", (unsigned long long)abs,
-		       (unsigned long long)clock_ns(CLOCK_MONOTONIC));
-		fails++;
+		goto out;
 	}
+	if (ev.flags != TWHEEL_CQE_EXPIRY || ev.cookie != 7 ||
+	    ev.due != tick_up(abs, RES_NS) || ev.fired < ev.due ||
+	    ev.fired > clock_ns(CLOCK_MONOTONIC)) {
+		printf("#   timens: ring event flags %#x res %d cookie %llu,",
+		       ev.flags, ev.res, (unsigned long long)ev.cookie);
+		printf(" due %llu fired %llu, asked %llu\n", (unsigned long long)ev.due,
+		       (unsigned long long)ev.fired, (unsigned long long)abs);
+		goto out;
+	}
+	fails = 0;
+out:
 	tring_close(&r);
 	return fails;
 }
