@@ -62,20 +62,24 @@ fuzz=${TW_FUZZ_SECONDS:-20}
 # The three Debian guests run in two lanes, each guest on one host thread
 # (scripts/guest/qemu-run.sh), one a CPU, as the device's planted bugs run:
 # the PREEMPT_RT kernel, the longest with its fuzzers, beside the others
-# one after another.  What the guests share
-# is made first, one thing at a time: apt's packages, each kernel's
-# headers and image, the test programs; each guest's own script then finds
-# them made, and no two calls of apt or make race.  A failure here is
-# said again by the guest that needs what failed.
+# one after another.  What the guests share is made first, one thing at a
+# time: apt's packages, each kernel's headers and image, the test
+# programs; each guest's own script then finds them made, and no two calls
+# of apt or make race.  A failure here is said again by the guest that
+# needs what failed.  A PREEMPT_RT kernel (*-rt) runs the fuzzers too, and
+# has a lane of its own.
+qemu_rt() {
+	[[ $1 == *-rt ]]
+}
 qemu_name() {
-	if [ "$1" = 6.12-rt ]; then
+	if qemu_rt "$1"; then
 		echo "e2e and fuzzers on Debian $1 in QEMU"
 	else
 		echo "e2e on Debian $1 in QEMU"
 	fi
 }
 qemu_stage() {
-	if [ "$1" = 6.12-rt ]; then
+	if qemu_rt "$1"; then
 		env TW_FUZZ_SECONDS="$fuzz" TW_REQUIRE_PKGCLIENT=1 \
 			"$TW_ROOT/scripts/guest/qemu-run.sh" "$1" e2e
 	else
@@ -108,7 +112,7 @@ qemu_lane() {
 rm -rf "$lanes" && mkdir -p "$lanes"
 lane_rt=() lane_other=()
 for k in "${TW_KERNELS[@]}"; do
-	if [[ $k == *-rt ]]; then lane_rt+=("$k"); else lane_other+=("$k"); fi
+	if qemu_rt "$k"; then lane_rt+=("$k"); else lane_other+=("$k"); fi
 done
 if qemu_prepare >"$lanes/prepare.log" 2>&1; then
 	for k in "${TW_KERNELS[@]}"; do tw_log "=== $(qemu_name "$k") (two lanes)"; done
