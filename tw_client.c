@@ -430,14 +430,6 @@ static u64 tw_clock_ns(const struct tw_client *c)
 					      ktime_get_ns();
 }
 
-/* Host time @ns on the view of @off (tw_to_host() in tw_client.h). */
-static u64 tw_to_view(u64 ns, s64 off)
-{
-	if (off < 0)
-		return ns > (u64)-off ? ns + off : 0;
-	return ns + off;
-}
-
 /* The due time of @t: its tick's, which is a ktime (tw_due_tick()). */
 static u64 tw_due(const struct tw_client *c, const struct tw_ktimer *t)
 {

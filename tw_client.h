@@ -225,4 +225,12 @@ static inline int tw_to_host(u64 ns, s64 off, u64 *host)
 	return 0;
 }
 
+/* Host time @ns on the view of @off: tw_to_host()'s inverse, 0 at the least. */
+static inline u64 tw_to_view(u64 ns, s64 off)
+{
+	if (off < 0)
+		return ns > (u64)-off ? ns + off : 0;
+	return ns + off;
+}
+
 #endif /* _TW_CLIENT_H */

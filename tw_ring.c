@@ -746,13 +746,6 @@ static struct twheel_cqe *tw_ring_cqe(struct tw_ring *r)
 	return e;
 }
 
-static u64 tw_ring_view(const struct tw_ring *r, u64 host)
-{
-	if (r->off < 0)
-		return host > (u64)-r->off ? host + r->off : 0;
-	return host + r->off;
-}
-
 /* Post the expiry of slot @s; its fields, not the entry's, fill the event. */
 static void tw_ring_post_expiry(struct tw_ring *r, struct twheel_cqe *e,
 				const struct tw_rslot *s, u64 fired, u16 flags)
@@ -760,8 +753,8 @@ static void tw_ring_post_expiry(struct tw_ring *r, struct twheel_cqe *e,
 	u64 due = s->node.expires * r->resolution;
 
 	e->cookie = s->cookie;
-	e->due = tw_ring_view(r, due);
-	e->fired = tw_ring_view(r, fired);
+	e->due = tw_to_view(due, r->off);
+	e->fired = tw_to_view(fired, r->off);
 	e->overrun = 0;
 	e->slot = s - r->slots;
 	e->gen = s->gen;
@@ -1268,7 +1261,7 @@ bool tw_ring_begin(struct tw_ring *r, struct tw_client *c, u64 now, u64 tick,
 	if (r->broken)
 		return true;
 	tick = max(tick, tw_now(&c->wheel));
-	r->wheel_ns = max(r->wheel_ns, tw_ring_view(r, tick * r->resolution));
+	r->wheel_ns = max(r->wheel_ns, tw_to_view(tick * r->resolution, r->off));
 	/* Its full barrier pairs with the stopper's fence after its tail store. */
 	tw_ring_announce(r);
 	WRITE_ONCE(r->cq_stored, r->cq_tail);
@@ -1365,7 +1358,7 @@ bool tw_ring_publish(struct tw_ring *r, u64 armed_for)
 
 	if (r->broken)
 		return false;
-	r->armed_for = armed_for == U64_MAX ? U64_MAX : tw_ring_view(r, armed_for);
+	r->armed_for = armed_for == U64_MAX ? U64_MAX : tw_to_view(armed_for, r->off);
 	if (held || (r->flags & TWHEEL_RING_NEED_ENTER))
 		WRITE_ONCE(r->flags, r->flags | TWHEEL_RING_NEED_FLUSH);
 	else

@@ -1943,27 +1943,90 @@ static int timens_child(clockid_t clk, uint64_t host_t0, uint64_t off)
 }
 
 /*
+ * A namespace behind the host's, made by a child of its own: its monotonic
+ * clock reads a second or two where the host's reads @host_t0, the
+ * negative offset that the conversions take both ways (tw_to_host() adds
+ * it back, tw_to_view() takes it off).  The child's exit status: 0 if
+ * every check passed, 2 if the kernel has no time namespaces, 1 for any
+ * other failure.  Output is flushed before each _exit(), which drops it.
+ */
+static int timens_behind(uint64_t host_t0)
+{
+	long long back = (long long)(host_t0 / (1000 * MS)) - 1;
+	pid_t pid;
+	int st;
+
+	if (unshare(CLONE_NEWTIME))
+		return 2;
+	if (back < 1 || set_timens_offsets(-back, 0)) {
+		printf("#   timens: monotonic offset -%lld s: %s\n", back,
+		       strerror(errno));
+		return 1;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		st = timens_child(CLOCK_MONOTONIC, host_t0, -(uint64_t)back * 1000 * MS);
+		fflush(stdout);
+		_exit(st ? 1 : 0);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return 1;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+}
+
+/*
  * A time namespace whose clocks run 1000 s (monotonic) and 2000 s
- * (boottime) ahead of the host's: ABSTIME values, QUERY, GET_INFO and
- * events are all on the caller's view, as with timerfd.
+ * (boottime) ahead of the host's, and one whose monotonic clock runs
+ * behind it: ABSTIME values, QUERY, GET_INFO and events are all on the
+ * caller's view, as with timerfd.
  */
 static void t_time_namespace(struct __test_metadata *_metadata)
 {
 	static const clockid_t clocks[] = { CLOCK_MONOTONIC, CLOCK_BOOTTIME };
 	static const uint64_t offs[] = { 1000000 * MS, 2000000 * MS };
+	uint64_t host_t0;
 	unsigned int k;
+	pid_t pid;
+	int st;
 
-	if (unshare(CLONE_NEWTIME))
+	/*
+	 * Made first, before this process has a namespace for its children;
+	 * a namespace clock may not start below 0, so the host's must have
+	 * run two seconds.
+	 */
+	while (clock_ns(CLOCK_MONOTONIC) < 2000 * MS)
+		usleep(100 * 1000);
+	host_t0 = clock_ns(CLOCK_MONOTONIC);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		st = timens_behind(host_t0);
+		fflush(stdout);
+		_exit(st);
+	}
+	st = -1;
+	EXPECT_TRUE(pid > 0 && waitpid(pid, &st, 0) == pid);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 2)
 		SKIP(return, "no time namespaces (CONFIG_TIME_NS)");
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		TH_LOG("behind the host: status %#x", st);
+
+	/* The child made one: a failure here is no skip. */
+	ASSERT_TRUE(unshare(CLONE_NEWTIME) == 0)
+		TH_LOG("unshare(CLONE_NEWTIME): %s", strerror(errno));
 	EXPECT_TRUE(set_timens_offsets(1000, 2000) == 0)
 		TH_LOG("%s", strerror(errno));
 	for (k = 0; k < 2; k++) {
-		uint64_t host_t0 = clock_ns(clocks[k]);
-		pid_t pid = fork();
-		int st = -1;
-
-		if (pid == 0)
-			_exit(timens_child(clocks[k], host_t0, offs[k]) ? 1 : 0);
+		host_t0 = clock_ns(clocks[k]);
+		fflush(stdout);
+		pid = fork();
+		st = -1;
+		if (pid == 0) {
+			st = timens_child(clocks[k], host_t0, offs[k]);
+			fflush(stdout);
+			_exit(st ? 1 : 0);
+		}
 		EXPECT_TRUE(pid > 0 && waitpid(pid, &st, 0) == pid);
 		EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
 			TH_LOG("clock %d: status %#x", clocks[k], st);
