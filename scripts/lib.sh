@@ -58,6 +58,21 @@ tw_need_m32() {
 	tw_need gcc-multilib
 }
 
+# tw_runs_m32: false if this host's kernel cannot run the 32-bit programs
+# it builds (a kernel without IA32 emulation, or with it off: exec fails
+# with ENOEXEC).  A probe that does not even build answers true, so that
+# the build's own failure shows where the test runs.
+tw_runs_m32() {
+	local dir rc=0
+	dir=$(mktemp -d) || return 0
+	printf 'int main(void) { return 0; }\n' >"$dir/probe.c"
+	if gcc -m32 -o "$dir/probe" "$dir/probe.c" 2>/dev/null; then
+		"$dir/probe" 2>/dev/null || rc=1
+	fi
+	rm -rf "$dir"
+	return $rc
+}
+
 # tw_device_progs [TARGET]: build the static test programs (TARGET of
 # tools/Makefile: device-progs, or uml-progs for a UML guest's); tw_e2e
 # takes the kernel's kselftest_harness.h from the 6.12 source tree.
