@@ -980,20 +980,30 @@ static unsigned int tw_ring_post_held(struct tw_ring *r, unsigned int budget)
 }
 
 /*
- * Read an entry once, word by word, into a private copy: initialised whole
- * at its declaration, so it is not zeroed first.
+ * The entry whose words, read once, are @w0 to @w3: a private copy,
+ * initialised whole at its declaration, so it is not zeroed first.
  */
-static struct twheel_sqe tw_ring_read_sqe(const struct twheel_sqe *src)
+static __always_inline struct twheel_sqe tw_ring_sqe(u64 w0, u64 w1, u64 w2,
+						     u64 w3)
 {
-	const u64 *w = (const u64 *)src;
 	union {
 		u64			w[4];
 		struct twheel_sqe	e;
-	} u = { .w = { READ_ONCE(w[0]), READ_ONCE(w[1]), READ_ONCE(w[2]),
-		       READ_ONCE(w[3]) } };
+	} u = { .w = { w0, w1, w2, w3 } };
 
 	static_assert(sizeof(u) == sizeof(u.e));
 	return u.e;
+}
+
+/* The caller's names for slot @s, number @slot, once it is armed. */
+static __always_inline void tw_ring_named(struct tw_ring *r,
+					  struct tw_rslot *s, u32 slot,
+					  const struct twheel_sqe *e, u64 every)
+{
+	s->gen = e->gen;
+	s->cookie = e->cookie;
+	if (r->periods)
+		r->periods[slot] = every;
 }
 
 /* Take slot @s, not armed, off its list and arm it at @w. */
@@ -1028,17 +1038,19 @@ static int tw_ring_arm(struct tw_ring *r, struct tw_client *c,
 }
 
 /*
- * Arm free slot @s for a one-shot start at @when, with no slack: the
- * common start, its tick found inline as tw_client_when() finds it, and
- * no range to pick from.
+ * Arm free slot @s, number @slot, for entry @e, a one-shot start with no
+ * slack: the start a timeout makes, its tick found inline as
+ * tw_client_when() finds it, and no range to pick from.
  */
-static int tw_ring_start_plain(struct tw_ring *r, struct tw_client *c,
-			       struct tw_rslot *s, u64 when)
+static __always_inline int tw_ring_start_plain(struct tw_ring *r,
+					       struct tw_client *c,
+					       struct tw_rslot *s, u32 slot,
+					       const struct twheel_sqe *e)
 {
 	u64 host, tick;
 	int ret;
 
-	ret = tw_to_host(when, r->off, &host);
+	ret = tw_to_host(e->when, r->off, &host);
 	if (!ret)
 		ret = tw_due_tick(c, host, &tick);
 	if (ret)
@@ -1049,12 +1061,14 @@ static int tw_ring_start_plain(struct tw_ring *r, struct tw_client *c,
 		return ret;
 	r->nr_armed++;
 	s->state = TW_RS_ARMED;
+	tw_ring_named(r, s, slot, e, 0);
 	return 0;
 }
 
 /*
- * Arm slot @s for entry @e: periodic, with slack, re-armed, or taken off
- * its list; *@every is its period in ticks.
+ * Arm slot @s for entry @e, any start but a plain one (tw_ring_apply()):
+ * periodic, with slack, re-armed, or taken off its list; *@every is its
+ * period in ticks.
  */
 static int tw_ring_start_any(struct tw_ring *r, struct tw_client *c,
 			     struct tw_rslot *s, const struct twheel_sqe *e,
@@ -1086,9 +1100,12 @@ static int tw_ring_start_any(struct tw_ring *r, struct tw_client *c,
 	return tw_ring_arm(r, c, s, &w);
 }
 
-/* Arm slot @s for entry @e: new, re-armed, or taken off its list. */
+/*
+ * Arm slot @s, number @slot, for entry @e, any start but a plain one:
+ * checked in this order, then armed.
+ */
 static int tw_ring_start(struct tw_ring *r, struct tw_client *c,
-			 struct tw_rslot *s, const struct twheel_sqe *e)
+			 struct tw_rslot *s, u32 slot, const struct twheel_sqe *e)
 {
 	bool periodic = e->flags & TWHEEL_SQE_PERIODIC;
 	u64 every = 0;
@@ -1101,17 +1118,22 @@ static int tw_ring_start(struct tw_ring *r, struct tw_client *c,
 	if (s->state != TW_RS_FREE &&
 	    (!(e->flags & TWHEEL_SQE_REPLACE) || s->gen != e->gen))
 		return -EEXIST;
-	if (!periodic && !e->arg && s->state == TW_RS_FREE)
-		ret = tw_ring_start_plain(r, c, s, e->when);
-	else
-		ret = tw_ring_start_any(r, c, s, e, &every);
+	ret = tw_ring_start_any(r, c, s, e, &every);
 	if (ret)
 		return ret;
-	s->gen = e->gen;
-	s->cookie = e->cookie;
-	if (r->periods)
-		r->periods[s - r->slots] = every;
+	tw_ring_named(r, s, slot, e, every);
 	return 0;
+}
+
+/* Stop slot @s, ARMED: off the wheel. */
+static __always_inline int tw_ring_stop_armed(struct tw_ring *r,
+					      struct tw_client *c,
+					      struct tw_rslot *s)
+{
+	tw_stop(&c->wheel, &s->node);
+	r->nr_armed--;
+	s->state = TW_RS_FREE;
+	return TWHEEL_STOPPED_PENDING;
 }
 
 /* Stop slot @s for entry @e: TWHEEL_STOPPED_* or -ENOENT. */
@@ -1122,12 +1144,8 @@ static int tw_ring_stop(struct tw_ring *r, struct tw_client *c,
 		return -EINVAL;
 	if (s->state == TW_RS_FREE || s->gen != e->gen)
 		return -ENOENT;
-	if (s->state == TW_RS_ARMED) {
-		tw_stop(&c->wheel, &s->node);
-		r->nr_armed--;
-		s->state = TW_RS_FREE;
-		return TWHEEL_STOPPED_PENDING;
-	}
+	if (s->state == TW_RS_ARMED)
+		return tw_ring_stop_armed(r, c, s);
 	list_del(&s->node.link);
 	/* Parked, a periodic slot is as good as armed. */
 	if (s->state == TW_RS_PARKED) {
@@ -1142,30 +1160,77 @@ static int tw_ring_stop(struct tw_ring *r, struct tw_client *c,
 
 #define TW_SQE_FLAGS	(TWHEEL_SQE_REPLACE | TWHEEL_SQE_PERIODIC | TWHEEL_SQE_RESULT)
 
-/* Apply entry @idx of SQ @i: its result to post, or TW_RES_NONE. */
-static s32 tw_ring_apply(struct tw_ring *r, struct tw_client *c, unsigned int i,
-			 u32 idx)
+/* What an entry with @flags posts for @ret: TW_RES_NONE, or @ret. */
+static __always_inline s32 tw_ring_result(struct tw_ring *r, u8 flags, int ret)
 {
-	struct twheel_sqe e = tw_ring_read_sqe(&r->sq[i].sqes[idx]);
+	if (ret < 0)
+		r->errors++;
+	else if (!(flags & TWHEEL_SQE_RESULT))
+		return TW_RES_NONE;
+	return ret;
+}
+
+/*
+ * Apply the entry whose words are @w0 to @w3, whatever it asks: its result
+ * to post, or TW_RES_NONE.
+ */
+static noinline s32 tw_ring_apply_any(struct tw_ring *r, struct tw_client *c,
+				      u64 w0, u64 w1, u64 w2, u64 w3)
+{
+	struct twheel_sqe e = tw_ring_sqe(w0, w1, w2, w3);
 	struct tw_rslot *s;
+	u32 slot;
 	int ret;
 
 	if ((e.flags & ~TW_SQE_FLAGS) || e.slot >= r->capacity) {
 		ret = -EINVAL;
 	} else {
-		s = &r->slots[array_index_nospec(e.slot, r->capacity)];
+		slot = array_index_nospec(e.slot, r->capacity);
+		s = &r->slots[slot];
 		if (e.op == TWHEEL_SQE_START)
-			ret = tw_ring_start(r, c, s, &e);
+			ret = tw_ring_start(r, c, s, slot, &e);
 		else if (e.op == TWHEEL_SQE_STOP)
 			ret = tw_ring_stop(r, c, s, &e);
 		else
 			ret = -EINVAL;
 	}
-	if (ret < 0)
-		r->errors++;
-	else if (!(e.flags & TWHEEL_SQE_RESULT))
-		return TW_RES_NONE;
-	return ret;
+	return tw_ring_result(r, e.flags, ret);
+}
+
+/*
+ * Apply the entry at @src: its result to post, or TW_RES_NONE.  Its words
+ * are read once, here.  The two entries a timeout makes, a plain start of
+ * a free slot and a stop of an armed one, are taken inline with the
+ * entry in registers; every other entry, each error, is
+ * tw_ring_apply_any()'s, out of line, on the same words, where these two
+ * take the same paths.
+ */
+static __always_inline s32 tw_ring_apply(struct tw_ring *r,
+					 struct tw_client *c,
+					 const struct twheel_sqe *src)
+{
+	const u64 *w = (const u64 *)src;
+	u64 w0 = READ_ONCE(w[0]), w1 = READ_ONCE(w[1]), w2 = READ_ONCE(w[2]);
+	u64 w3 = READ_ONCE(w[3]);
+	struct twheel_sqe e = tw_ring_sqe(w0, w1, w2, w3);
+	struct tw_rslot *s;
+	u32 slot;
+	int ret;
+
+	if ((e.flags & ~TWHEEL_SQE_RESULT) || e.arg || e.slot >= r->capacity)
+		goto any;
+	slot = array_index_nospec(e.slot, r->capacity);
+	s = &r->slots[slot];
+	if (e.op == TWHEEL_SQE_START && s->state == TW_RS_FREE)
+		ret = tw_ring_start_plain(r, c, s, slot, &e);
+	else if (e.op == TWHEEL_SQE_STOP && !e.when &&
+		 s->state == TW_RS_ARMED && s->gen == e.gen)
+		ret = tw_ring_stop_armed(r, c, s);
+	else
+		goto any;
+	return tw_ring_result(r, e.flags, ret);
+any:
+	return tw_ring_apply_any(r, c, w0, w1, w2, w3);
 }
 
 /*
@@ -1173,30 +1238,33 @@ static s32 tw_ring_apply(struct tw_ring *r, struct tw_client *c, unsigned int i,
  * to @budget entries.  Return the entries applied; *@left is set if any
  * remain below the tail.
  */
-static unsigned int tw_ring_apply_sq(struct tw_ring *r, struct tw_client *c,
-				     unsigned int i, unsigned int budget,
-				     bool *left)
+static noinline unsigned int tw_ring_apply_sq(struct tw_ring *r,
+					      struct tw_client *c,
+					      unsigned int i,
+					      unsigned int budget, bool *left)
 {
 	struct tw_ring_sq *sq = &r->sq[i];
 	/* The producer's entries are written before the tail we load. */
-	u32 tail = smp_load_acquire(&sq->ctl->tail), n, k, idx;
+	u32 tail = smp_load_acquire(&sq->ctl->tail), head = sq->head, n, k, idx;
+	const struct twheel_sqe *sqes = sq->sqes;
+	u32 mask = r->sq_entries - 1;
 	s32 res;
 
-	if (tail - sq->pub > r->sq_entries || tail - sq->pub < sq->head - sq->pub) {
+	if (tail - sq->pub > r->sq_entries || tail - sq->pub < head - sq->pub) {
 		tw_ring_break(r, TWHEEL_BROKEN_SQ | i);
 		return 0;
 	}
-	n = min(tail - sq->head, budget);
+	n = min(tail - head, budget);
 	for (k = 0; k < n; k++) {
-		idx = (sq->head + k) & (r->sq_entries - 1);
-		res = tw_ring_apply(r, c, i, idx);
+		idx = (head + k) & mask;
+		res = tw_ring_apply(r, c, &sqes[idx]);
 		if (res != TW_RES_NONE) {
 			sq->res[idx] = res;
 			sq->held++;
 		}
 	}
-	sq->head += n;
-	if (sq->head != tail)
+	sq->head = head + n;
+	if (head + n != tail)
 		*left = true;
 	return n;
 }

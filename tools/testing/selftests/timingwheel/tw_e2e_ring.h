@@ -415,7 +415,7 @@ static void t_ring_start_expiry(struct __test_metadata *_metadata)
 static void t_ring_stop_and_results(struct __test_metadata *_metadata)
 {
 	uint64_t far = now_ns() + 60000 * MS;
-	struct twheel_cqe ev[8];
+	struct twheel_cqe ev[9];
 	struct twheel_sqe *e;
 	struct tring r;
 
@@ -432,8 +432,9 @@ static void t_ring_stop_and_results(struct __test_metadata *_metadata)
 	e->op = 9;						/* EINVAL: op */
 	e->cookie = 18;
 	tring_start(&r, 2, 0, 19, far, TWHEEL_SQE_PERIODIC);	/* EOPNOTSUPP */
+	tring_stop(&r, 16, 0, 20, 0);				/* EINVAL: slot */
 	EXPECT_TRUE(tring_submit(&r, 0) == 0);
-	EXPECT_TRUE(tring_reap(&r, ev, 8, 5000) == 8);
+	EXPECT_TRUE(tring_reap(&r, ev, 9, 5000) == 9);
 	EXPECT_TRUE(ev[0].cookie == 12 && ev[0].res == -EEXIST);
 	EXPECT_TRUE(ev[1].cookie == 13 && ev[1].res == 0);
 	EXPECT_TRUE(ev[2].cookie == 14 && ev[2].res == -ENOENT);
@@ -443,7 +444,8 @@ static void t_ring_stop_and_results(struct __test_metadata *_metadata)
 	EXPECT_TRUE(ev[6].cookie == 18 && ev[6].res == -EINVAL &&
 		    ev[6].flags == TWHEEL_CQE_RESULT && ev[6].sq == 0);
 	EXPECT_TRUE(ev[7].cookie == 19 && ev[7].res == -EOPNOTSUPP);
-	EXPECT_TRUE(r.hdr->errors == 6) TH_LOG("errors %llu",
+	EXPECT_TRUE(ev[8].cookie == 20 && ev[8].res == -EINVAL);
+	EXPECT_TRUE(r.hdr->errors == 7) TH_LOG("errors %llu",
 					       (unsigned long long)r.hdr->errors);
 	EXPECT_TRUE(info(r.fd).pending == 0);
 	tring_close(&r);
