@@ -1101,8 +1101,8 @@ static int tw_ring_start_any(struct tw_ring *r, struct tw_client *c,
 }
 
 /*
- * Arm slot @s, number @slot, for entry @e, any start but a plain one:
- * checked in this order, then armed.
+ * Arm slot @s, number @slot, for entry @e, a start that tw_ring_apply()
+ * did not take inline: checked in this order, then armed.
  */
 static int tw_ring_start(struct tw_ring *r, struct tw_client *c,
 			 struct tw_rslot *s, u32 slot, const struct twheel_sqe *e)
@@ -1200,10 +1200,10 @@ static noinline s32 tw_ring_apply_any(struct tw_ring *r, struct tw_client *c,
 /*
  * Apply the entry at @src: its result to post, or TW_RES_NONE.  Its words
  * are read once, here.  The two entries a timeout makes, a plain start of
- * a free slot and a stop of an armed one, are taken inline with the
- * entry in registers; every other entry, each error, is
- * tw_ring_apply_any()'s, out of line, on the same words, where these two
- * take the same paths.
+ * a free slot and a stop of an armed one of its generation, are taken
+ * inline with the entry in registers (a plain start's ERANGE too); every
+ * other entry is tw_ring_apply_any()'s, out of line, on the same words,
+ * which would give these two the same effects by its general paths.
  */
 static __always_inline s32 tw_ring_apply(struct tw_ring *r,
 					 struct tw_client *c,
