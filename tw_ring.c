@@ -1236,7 +1236,9 @@ any:
 /*
  * Load SQ @i's tail once and check it against the private heads; apply up
  * to @budget entries.  Return the entries applied; *@left is set if any
- * remain below the tail.
+ * remain below the tail.  Out of line, so that the loop has the registers
+ * to itself: inlined into tw_ring_begin(), it kept its entry and slot on
+ * the stack.
  */
 static noinline unsigned int tw_ring_apply_sq(struct tw_ring *r,
 					      struct tw_client *c,
