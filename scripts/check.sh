@@ -43,7 +43,8 @@ run "lint (checkpatch, W=1, sparse)" "$TW_ROOT/scripts/lint.sh"
 nice -n 10 "$TW_ROOT/scripts/guest/uml-kernel.sh" debug \
 	>"$TW_CACHE/run/uml-debug-build.log" 2>&1 &
 # kill_tree PID...: those processes and all they started.  At exit, the
-# background jobs still running: the build, and the QEMU lanes if cut off.
+# background jobs still running: the build, and the QEMU lanes or the UML
+# e2e stage if cut off.
 kill_tree() {
 	local p c
 
@@ -132,13 +133,33 @@ for k in "${TW_KERNELS[@]}"; do
 	[ "$rc" = 0 ] && verdict=PASS || verdict=FAIL
 	record "$(qemu_name "$k")" "$verdict" "$secs" "$lanes/$k.log"
 done
+# The e2e suite under UML debug is one UML process, on one CPU, for about
+# four minutes: it runs beside the stages that follow it here, which judge
+# nothing by time (KUnit and its planted bugs, the libFuzzer targets), and
+# is said and recorded after them.  Their builds share no file with its
+# own: the KUnit modules and the mutants' trees are their own, the fuzzers
+# and the Ratas checks are other programs of tools/.  The device's planted
+# bugs, some of which are caught only by time, run after it, alone.
+uml_e2e="e2e and fuzzers under UML debug (KASAN, lockdep)"
+uml_e2e_log=$TW_CACHE/run/check-uml-e2e.log
+tw_log "=== $uml_e2e (beside the next four stages)"
+(
+	t0=$SECONDS
+	env TW_FUZZ_SECONDS="$fuzz" "$TW_ROOT/scripts/guest/uml-e2e.sh" debug \
+		>"$uml_e2e_log" 2>&1
+	echo "$? $((SECONDS - t0))" >"$uml_e2e_log.rc"
+) &
+uml_e2e_pid=$!
 run "KUnit under UML" "$TW_ROOT/scripts/guest/kunit-uml.sh" normal
 run "KUnit under UML debug (KASAN, lockdep)" "$TW_ROOT/scripts/guest/kunit-uml.sh" debug
 run "KUnit catches planted bugs (mutations)" "$TW_ROOT/scripts/mutations/mutate.sh" core
 run "libFuzzer on the wheel and the index (ASan, UBSan)" \
 	env TW_FUZZ_SECONDS="$fuzz" "$TW_ROOT/scripts/fuzz-core.sh"
-run "e2e and fuzzers under UML debug (KASAN, lockdep)" \
-	env TW_FUZZ_SECONDS="$fuzz" "$TW_ROOT/scripts/guest/uml-e2e.sh" debug
+wait $uml_e2e_pid
+{ read -r rc secs <"$uml_e2e_log.rc"; } 2>/dev/null || { rc=1 secs=0; }
+cat "$uml_e2e_log"
+[ "$rc" = 0 ] && verdict=PASS || verdict=FAIL
+record "$uml_e2e" "$verdict" "$secs" "$uml_e2e_log"
 run "e2e catches planted bugs (mutations)" "$TW_ROOT/scripts/mutations/mutate.sh" device
 
 echo
