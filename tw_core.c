@@ -149,12 +149,13 @@
  * what it costs; each has a planted bug that the KUnit suite catches, and
  * tw_test_end_of_time covers the one bound the subset must repeat,
  * TW_MAX_TICK.  tw_advance() with no budget, nothing waiting and a target
- * in level 0's current round fires level 0's slots inline, in its own loop,
- * where the compiler may inline the callback as well, Ratas' advance();
- * __tw_advance() does everything else.  That loop finds each slot as
- * tw_next_event() does, takes a slot's list whole, and counts the timers
- * it fired off nr_pending once per tick, not once per timer; each of these
- * has a planted bug as well.
+ * in level 0's current round fires level 0's slots inline, in its own loop
+ * (tw_walk0()), where the compiler may inline the callback as well, Ratas'
+ * advance(); __tw_advance() does everything else, and walks each round of
+ * level 0 with the same loop when it has no budget.  That loop finds each
+ * slot as tw_next_event() does, takes a slot's list whole, and counts the
+ * timers it fired off nr_pending once per tick, not once per timer; each of
+ * these has a planted bug as well.
  *
  * The out-of-line halves, __tw_start(), __tw_modify(), __tw_modify_range(),
  * __tw_next_event() and __tw_advance(), are noinline.  Inlined by link-time
@@ -167,7 +168,7 @@
 /**
  * DOC: Costs
  *
- * For L levels of S slots; a wheel is 5,352 bytes on 64-bit whatever its
+ * For L levels of S slots; a wheel is 5,368 bytes on 64-bit whatever its
  * layout, a timer 24 bytes (a list node and its tick).
  *
  * ========================= ==============================================
@@ -209,7 +210,18 @@ static inline struct hlist_head *tw_slot(struct tw_wheel *w, unsigned int lvl,
 static inline unsigned int tw_slot_index(const struct tw_wheel *w,
 					 unsigned int lvl, u64 t)
 {
-	return (t >> w->shift[lvl]) & (tw_level_slots(w, lvl) - 1);
+	return (t >> w->shift[lvl]) & w->slot_mask[lvl];
+}
+
+/*
+ * The lowest level whose slots reach a distance of @d ticks, by its bit
+ * length.  A distance of 0 looks up the entry of 1, which is the same,
+ * level 0, whose slots reach at least one bit: so the bit length needs no
+ * test for 0 (fls64() of a word known not to be 0).
+ */
+static inline unsigned int tw_level_of(const struct tw_wheel *w, u64 d)
+{
+	return w->level_of_bits[fls64(d | 1)];
 }
 
 /*
@@ -222,7 +234,7 @@ static inline unsigned int tw_slot_index(const struct tw_wheel *w,
 static unsigned int tw_level_for(const struct tw_wheel *w, u64 from,
 				 u64 expires)
 {
-	unsigned int lvl = w->level_of_bits[fls64(expires - from)];
+	unsigned int lvl = tw_level_of(w, expires - from);
 	unsigned int s = w->shift[lvl];
 
 	if (lvl < w->nr_levels &&
@@ -274,6 +286,7 @@ int tw_init(struct tw_wheel *wheel, const u8 *level_bits,
 		if (bits < 1 || bits > TW_MAX_LEVEL_BITS)
 			return -EINVAL;
 		wheel->bits[lvl] = bits;
+		wheel->slot_mask[lvl] = (1U << bits) - 1;
 		wheel->shift[lvl] = shift;
 		shift += bits;
 	}
@@ -578,19 +591,6 @@ u64 tw_next_expiry_within(const struct tw_wheel *wheel, unsigned int max_scan)
 }
 
 /*
- * Take one unit of a budget; false if none is left.  tw_advance() counts
- * budgets in 64 bits, TW_NO_BUDGET as U64_MAX, which no call can spend:
- * so unlimited needs no test of its own.
- */
-static inline bool tw_take(u64 *left)
-{
-	if (!*left)
-		return false;
-	(*left)--;
-	return true;
-}
-
-/*
  * The level a timer due @d ticks after now goes to when a slot of a level
  * whose slots span @span ticks comes round at now.  Now is then a multiple
  * of @span, so of the span of every lower level's whole window: a tick less
@@ -603,7 +603,7 @@ static __always_inline unsigned int tw_cascade_level(const struct tw_wheel *w,
 						     u64 d, u64 span)
 {
 	if (d < span)
-		return w->level_of_bits[fls64(d)];
+		return tw_level_of(w, d);
 	return tw_level_for(w, w->now, w->now + d);
 }
 
@@ -625,20 +625,20 @@ static bool tw_cascade(struct tw_wheel *w, unsigned int lvl, u64 *left)
 	/*
 	 * The slot's list is walked rather than unlinked node by node: no
 	 * timer lands back in it, and the nodes the budget leaves are put
-	 * back whole.
+	 * back whole.  tw_advance() counts budgets in 64 bits, TW_NO_BUDGET
+	 * as U64_MAX, which no call can spend: so unlimited needs no test of
+	 * its own.
 	 */
-	for (n = head->first; n; n = next) {
+	for (n = head->first; n && moved < budget; n = next) {
 		struct tw_timer *t = hlist_entry(n, struct tw_timer, entry);
 
-		if (!tw_take(&budget))
-			break;
 		next = n->next;
 		tw_enqueue(w, t, tw_cascade_level(w, t->expires - now, span));
 		moved++;
 	}
 	head->first = n;
 	w->nr_cascades += moved;
-	*left = budget;
+	*left = budget - moved;
 	if (n) {
 		n->pprev = &head->first;
 		return false;
@@ -742,8 +742,24 @@ noinline unsigned int __tw_advance(struct tw_wheel *wheel, u64 target,
 		hlist_move_list(&wheel->overdue, &wheel->expired);
 
 	while (tw_run_expired(wheel, &left, fn, data) && wheel->now < target) {
-		u64 next = tw_next_slot_event(wheel, target);
+		u64 next;
 
+		/*
+		 * With no budget, the rest of now's round of level 0 as
+		 * tw_advance() walks it: nothing is due, and no slot above
+		 * level 0 comes round before the round's last tick.
+		 */
+		if (budget == TW_NO_BUDGET) {
+			next = wheel->now | wheel->near_mask;
+			if (next > target)
+				next = target;
+			if (next > wheel->now) {
+				tw_walk0(wheel, next, fn, data);
+				if (next == target)
+					break;
+			}
+		}
+		next = tw_next_slot_event(wheel, target);
 		if (next == TW_NO_EVENT) {
 			wheel->now = target;
 			break;

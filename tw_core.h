@@ -75,6 +75,7 @@ struct tw_timer {
  * @nr_levels:   levels in use
  * @bits:        log2 of the number of slots of each level
  * @shift:       log2 of the ticks one slot of each level spans
+ * @slot_mask:   per level, 2^bits - 1: the mask of a tick's slot index
  * @near_mask:   the ticks level 0 spans, 2^bits[0], less one: a timer due at
  *               most this far ahead of @now goes to level 0, one due farther
  *               above it; the mask of a tick's level-0 slot
@@ -105,6 +106,7 @@ struct tw_wheel {
 	u8			nr_levels;
 	u8			bits[TW_MAX_LEVELS];
 	u8			shift[TW_MAX_LEVELS + 1];
+	u8			slot_mask[TW_MAX_LEVELS];
 	u8			level_of_bits[65];
 	struct hlist_head	slots[TW_MAX_LEVELS * TW_LEVEL_SLOTS];
 };
@@ -507,6 +509,45 @@ static __always_inline void tw_take_slot(struct tw_wheel *w, unsigned long idx)
 	w->slots[idx].first = NULL;
 }
 
+/**
+ * tw_walk0 - fire level 0's occupied slots after now's, up to @target's
+ * @w:      the wheel, with nothing due (tw_has_due() false)
+ * @target: a tick after now, in now's round of level 0
+ * @fn:     called for each expired timer, already unlinked
+ * @data:   passed to @fn
+ *
+ * No slot above level 0 can come round before @target, so level 0's
+ * occupied slots fire in order, each found as tw_next_event() finds it
+ * (tw_ahead0()), each tick's timers moved to the expired list in one step
+ * and handed out by tw_fire_all(); the walk stops at @target's slot without
+ * another look.  A callback may start timers for the ticks after now's up
+ * to @target's, which the next look finds; the slots before now's hold the
+ * next round.  Leaves the wheel at @target.
+ *
+ * Return: the number of timers fired.
+ */
+static __always_inline u64 tw_walk0(struct tw_wheel *w, u64 target,
+				    tw_expire_fn fn, void *data)
+{
+	unsigned long idx = tw_slot0(w, w->now), last = tw_slot0(w, target);
+	u64 fired = 0, ahead, base = w->now - idx;
+
+	/* Slot k of the round is tick @base + k. */
+	while ((ahead = tw_ahead0(w, idx))) {
+		idx = __ffs64(ahead);
+		if (idx > last)
+			break;
+		w->now = base + idx;
+		w->pending_map[0] &= ~BIT_ULL(idx);
+		tw_take_slot(w, idx);
+		fired += tw_fire_all(w, fn, data);
+		if (idx == last)
+			break;
+	}
+	w->now = target;
+	return fired;
+}
+
 unsigned int __tw_advance(struct tw_wheel *wheel, u64 target,
 			  unsigned int budget, tw_expire_fn fn, void *data);
 
@@ -539,13 +580,11 @@ unsigned int __tw_advance(struct tw_wheel *wheel, u64 target,
  * The common call of an event loop is decided here, inline, as Ratas'
  * advance() is: no budget, nothing waiting (tw_has_due() false) and
  * @target in the round of level 0 that now is in, so that no slot above
- * level 0 can come round.  Then level 0's occupied slots in (now, @target]
- * fire in order, each found as tw_next_event() finds it (tw_ahead0()), each
- * tick's timers moved to the expired list in one step and handed out as
- * tw_fire_list() does, without its budget test (tw_fire_all()); the loop
- * stops at @target's slot without another look.  The call, the checks of
- * the general case and the callback's indirection are saved (the compiler
- * may inline @fn).  Everything else is __tw_advance().
+ * level 0 can come round: tw_walk0().  Its first look is the one
+ * tw_next_event() has just made, if the caller asked.  The call, the
+ * checks of the general case and the callback's indirection are saved (the
+ * compiler may inline @fn).  Everything else is __tw_advance(), which walks
+ * each round the same way when there is no budget.
  *
  * Return: the number of timers fired (saturated at UINT_MAX).
  */
@@ -553,36 +592,13 @@ static __always_inline unsigned int
 tw_advance(struct tw_wheel *wheel, u64 target, unsigned int budget,
 	   tw_expire_fn fn, void *data)
 {
-	u64 fired = 0, ahead, base;
-	unsigned long idx, last;
+	u64 fired;
 
 	/* @target in now's round of level 0: no bit above the mask differs. */
 	if (budget != TW_NO_BUDGET || tw_has_due(wheel) ||
 	    target <= wheel->now || (target ^ wheel->now) > wheel->near_mask)
 		return __tw_advance(wheel, target, budget, fn, data);
-	/*
-	 * Level 0's occupied slots after now's up to @target's, in order,
-	 * counted in slots of the round: slot k is tick @base + k.  A
-	 * callback may start timers for the ticks after now's up to
-	 * @target's, which the next look finds; the slots before now's hold
-	 * the next round.  The first look is the one tw_next_event() has
-	 * just made, if the caller asked.
-	 */
-	idx = tw_slot0(wheel, wheel->now);
-	base = wheel->now - idx;
-	last = tw_slot0(wheel, target);
-	while ((ahead = tw_ahead0(wheel, idx))) {
-		idx = __ffs64(ahead);
-		if (idx > last)
-			break;
-		wheel->now = base + idx;
-		wheel->pending_map[0] &= ~BIT_ULL(idx);
-		tw_take_slot(wheel, idx);
-		fired += tw_fire_all(wheel, fn, data);
-		if (idx == last)
-			break;
-	}
-	wheel->now = target;
+	fired = tw_walk0(wheel, target, fn, data);
 	return fired < UINT_MAX ? fired : UINT_MAX;
 }
 
