@@ -459,13 +459,24 @@ static u64 tw_level_horizon(const struct tw_wheel *w, unsigned int lvl)
  * and neither can any level above it, so the search stops there (Ratas'
  * ticks_until_next_event(max)).
  *
+ * Level 0 has nothing after now in its round (tw_next_slot_event() looked),
+ * so no level has work before the next round's first tick.  A busy wheel
+ * mostly has work right there, a slot of level 1 to cascade or a timer of
+ * the next round in level 0's slot 0 (now's slot, if it is 0, is empty):
+ * two bits answer, before the search.
+ *
  * Return: that tick, or TW_NO_EVENT.
  */
 noinline u64 __tw_next_event(const struct tw_wheel *w, u64 limit)
 {
-	u64 best = TW_NO_EVENT;
+	u64 best = (w->now | w->near_mask) + 1;
 	unsigned int lvl;
 
+	if ((w->pending_map[0] & 1) ||
+	    (w->nr_levels > 1 &&
+	     (w->pending_map[1] & BIT_ULL(tw_slot_index(w, 1, best)))))
+		return best <= limit ? best : TW_NO_EVENT;
+	best = TW_NO_EVENT;
 	for (lvl = 0; lvl < w->nr_levels; lvl++) {
 		u64 horizon = tw_level_horizon(w, lvl);
 		u64 t;

@@ -1033,6 +1033,39 @@ static void tw_model_check(struct kunit *test, struct tw_model *m)
 				    m->seed, m->step);
 }
 
+/*
+ * Advance to a random tick, or to tw_next_event()'s: advancing there makes
+ * progress, as it promises, whatever the budget: a timer fires or cascades,
+ * or one is left due.
+ */
+static void tw_model_advance(struct kunit *test, struct tw_model *m, bool next)
+{
+	struct tw_wheel *w = m->fx.wheel;
+	u64 work = w->nr_fired + w->nr_cascades, target;
+	bool promised = false;
+
+	if (next) {
+		target = tw_next_event(w, U64_MAX);
+		promised = !tw_has_due(w) && target < TW_MAX_TICK;
+	} else {
+		target = w->now + tw_rand_delta(m);
+	}
+	if (target == TW_NO_EVENT)
+		target = w->now + 1;
+	target = min(target, TW_MAX_TICK - 1);
+	tw_advance(w, target, tw_rand_below(&m->rng, 3) ?
+		   TW_NO_BUDGET : tw_rand_below(&m->rng, 8),
+		   tw_record, &m->fx);
+	if (!tw_has_due(w))
+		KUNIT_ASSERT_EQ_MSG(test, w->now, target,
+				    "seed %llu step %lu", m->seed, m->step);
+	if (promised)
+		KUNIT_ASSERT_TRUE_MSG(test, w->nr_fired + w->nr_cascades > work ||
+				      tw_has_due(w),
+				      "seed %llu step %lu: nothing at the next event %llu",
+				      m->seed, m->step, target);
+}
+
 static void tw_test_model(struct kunit *test)
 {
 	const struct tw_layout *l = test->param_value;
@@ -1058,7 +1091,6 @@ static void tw_test_model(struct kunit *test)
 
 	for (m->step = 0; m->step < TW_MODEL_STEPS; m->step++) {
 		unsigned int op = tw_rand_below(&m->rng, 10);
-		u64 target;
 
 		i = tw_rand_below(&m->rng, TW_MODEL_TIMERS);
 		if (op < 4) {
@@ -1071,20 +1103,7 @@ static void tw_test_model(struct kunit *test)
 				m->nr_pending--;
 			m->pending[i] = false;
 		} else {
-			if (op == 6)
-				target = tw_next_event(w, U64_MAX);
-			else
-				target = w->now + tw_rand_delta(m);
-			if (target == TW_NO_EVENT)
-				target = w->now + 1;
-			target = min(target, TW_MAX_TICK - 1);
-			tw_advance(w, target, tw_rand_below(&m->rng, 3) ?
-				   TW_NO_BUDGET : tw_rand_below(&m->rng, 8),
-				   tw_record, &m->fx);
-			if (!tw_has_due(w))
-				KUNIT_ASSERT_EQ_MSG(test, w->now, target,
-						    "seed %llu step %lu",
-						    m->seed, m->step);
+			tw_model_advance(test, m, op == 6);
 		}
 		tw_model_check(test, m);
 	}
