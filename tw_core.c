@@ -757,8 +757,11 @@ noinline unsigned int __tw_advance(struct tw_wheel *wheel, u64 target,
 
 		/*
 		 * With no budget, the rest of now's round of level 0 as
-		 * tw_advance() walks it: nothing is due, and no slot above
-		 * level 0 comes round before the round's last tick.
+		 * tw_advance() walks it: the expired list is empty, no
+		 * cascade is unfinished, and no slot above level 0 comes
+		 * round before the round's last tick.  Timers callbacks
+		 * started for now or earlier wait on the overdue list for
+		 * the next call, as in the loop below.
 		 */
 		if (budget == TW_NO_BUDGET) {
 			next = wheel->now | wheel->near_mask;

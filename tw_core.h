@@ -511,7 +511,8 @@ static __always_inline void tw_take_slot(struct tw_wheel *w, unsigned long idx)
 
 /**
  * tw_walk0 - fire level 0's occupied slots after now's, up to @target's
- * @w:      the wheel, with nothing due (tw_has_due() false)
+ * @w:      the wheel, its expired list empty and no cascade unfinished
+ *          (timers on the overdue list wait for a later call)
  * @target: a tick after now, in now's round of level 0
  * @fn:     called for each expired timer, already unlinked
  * @data:   passed to @fn

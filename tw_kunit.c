@@ -729,6 +729,67 @@ static void tw_test_next_event_and_bound(struct kunit *test)
 }
 
 /*
+ * With level 0 empty after now, __tw_next_event() answers the next round's
+ * first tick from level 1's slot for it (or level 0's slot 0) before its
+ * search: a level-1 slot further on, or a limit short of that tick, must
+ * not take that answer.  The model finds both with most seeds; a seed may
+ * miss them.
+ */
+static void tw_test_next_event_shortcut(struct kunit *test)
+{
+	struct tw_fixture *fx = tw_fixture_new(test, NULL, 0, 0);
+	struct tw_probe *p = tw_probes_new(test, 3);
+
+	/* Level 1's slot 3, [192, 256): its own boundary. */
+	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[0].timer, 197), 0);
+	KUNIT_EXPECT_EQ(test, tw_next_event(fx->wheel, U64_MAX), 192ULL);
+	/* Level 1's slot 1, the next round's: 64, within its limit. */
+	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[1].timer, 70), 0);
+	KUNIT_EXPECT_EQ(test, tw_next_event(fx->wheel, U64_MAX), 64ULL);
+	KUNIT_EXPECT_EQ(test, tw_next_event(fx->wheel, 64), 64ULL);
+	KUNIT_EXPECT_EQ(test, tw_next_event(fx->wheel, 63), TW_NO_EVENT);
+	/* From tick 70, level 0's slot 0 holds the next round's tick 128. */
+	KUNIT_EXPECT_EQ(test, tw_fx_advance(fx, 70), 1U);
+	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[2].timer, 128), 0);
+	KUNIT_EXPECT_EQ(test, tw_next_event(fx->wheel, U64_MAX), 128ULL);
+	KUNIT_EXPECT_EQ(test, tw_next_event(fx->wheel, 127), TW_NO_EVENT);
+}
+
+/*
+ * Timers at every tick from 1 to @ticks, on a wheel of layout @bits,
+ * advanced one tick at a time: each fires alone, exactly at its tick.
+ */
+static void tw_check_every_tick(struct kunit *test, const u8 *bits,
+				unsigned int nr_levels, unsigned int ticks)
+{
+	struct tw_fixture *fx = tw_fixture_new(test, bits, nr_levels, 0);
+	struct tw_probe *p = tw_probes_new(test, ticks);
+	unsigned int i, bad = 0;
+
+	for (i = 0; i < ticks; i++)
+		KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[i].timer, i + 1), 0);
+	for (i = 0; i < ticks; i++)
+		bad += tw_fx_advance(fx, i + 1) != 1 || p[i].fired_at != i + 1;
+	KUNIT_EXPECT_EQ_MSG(test, bad, 0U, "layout of %u levels, %u bits first",
+			    nr_levels, bits[0]);
+	KUNIT_EXPECT_EQ(test, fx->wheel->nr_pending, 0ULL);
+}
+
+/*
+ * Each level masks a slot's index by its own width, and a distance of 0
+ * or 1 is level 0's: on a layout of mixed widths and on one of 1-bit
+ * levels, every timer fires at its tick.  The model finds both with most
+ * seeds; a seed may miss them.
+ */
+static void tw_test_levels_of_their_own_widths(struct kunit *test)
+{
+	static const u8 mixed[] = { 3, 5, 2 }, ones[] = { 1, 1, 1, 1, 1, 1 };
+
+	tw_check_every_tick(test, mixed, ARRAY_SIZE(mixed), 300);
+	tw_check_every_tick(test, ones, ARRAY_SIZE(ones), 60);
+}
+
+/*
  * The lazy sort lets a higher level hold the earliest timer: one placed on
  * level 1 at tick 0 is due before one placed on level 0 at tick 50.
  */
@@ -1234,6 +1295,8 @@ static struct kunit_case tw_core_cases[] = {
 	KUNIT_CASE(tw_test_budget_and_resume),
 	KUNIT_CASE(tw_test_cascade_budget),
 	KUNIT_CASE(tw_test_next_event_and_bound),
+	KUNIT_CASE(tw_test_next_event_shortcut),
+	KUNIT_CASE(tw_test_levels_of_their_own_widths),
 	KUNIT_CASE(tw_test_next_expiry_looks_up_levels),
 	KUNIT_CASE(tw_test_next_expiry_bounded_scan),
 	KUNIT_CASE(tw_test_long_idle_jump),

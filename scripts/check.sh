@@ -134,14 +134,17 @@ for k in "${TW_KERNELS[@]}"; do
 	record "$(qemu_name "$k")" "$verdict" "$secs" "$lanes/$k.log"
 done
 # The e2e suite under UML debug is one UML process, on one CPU, for about
-# four minutes: it runs beside the stages that follow it here, which judge
-# nothing by time (KUnit and its planted bugs, the libFuzzer targets), and
-# is said and recorded after them.  Their builds share no file with its
-# own: the KUnit modules and the mutants' trees are their own, the fuzzers
-# and the Ratas checks are other programs of tools/.  The device's planted
-# bugs, some of which are caught only by time, run after it, alone.
+# four minutes: it runs beside the stages that follow it here, and is said
+# and recorded after them.  None of those judges a test by time: their one
+# clock, the core mutants' 30 s limit on a UML boot of about 6 s, cuts only
+# a run that hangs.  Their builds share no file with its own: the KUnit
+# modules and the mutants' trees are their own, the fuzzers and the Ratas
+# checks are other programs of tools/.  The device's planted bugs, some of
+# which are caught only by time, run after it.  Its status file is made
+# anew, so that a job that dies before writing it fails the stage.
 uml_e2e="e2e and fuzzers under UML debug (KASAN, lockdep)"
 uml_e2e_log=$TW_CACHE/run/check-uml-e2e.log
+rm -f "$uml_e2e_log.rc"
 tw_log "=== $uml_e2e (beside the next four stages)"
 (
 	t0=$SECONDS
@@ -155,7 +158,7 @@ run "KUnit under UML debug (KASAN, lockdep)" "$TW_ROOT/scripts/guest/kunit-uml.s
 run "KUnit catches planted bugs (mutations)" "$TW_ROOT/scripts/mutations/mutate.sh" core
 run "libFuzzer on the wheel and the index (ASan, UBSan)" \
 	env TW_FUZZ_SECONDS="$fuzz" "$TW_ROOT/scripts/fuzz-core.sh"
-wait $uml_e2e_pid
+wait $uml_e2e_pid || tw_log "the UML e2e job ended with status $?"
 { read -r rc secs <"$uml_e2e_log.rc"; } 2>/dev/null || { rc=1 secs=0; }
 cat "$uml_e2e_log"
 [ "$rc" = 0 ] && verdict=PASS || verdict=FAIL
