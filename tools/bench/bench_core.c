@@ -17,8 +17,12 @@
  *           tw_modify(), the heap's in-place sift), one push in ten being
  *           a stop and a start with a new timeout; the idle 20% fire and
  *           re-arm themselves
+ *   mixed+pf  mixed, the caller prefetching the object of the operation
+ *           AHEAD operations later, as a caller that holds a batch of work
+ *           can (an event loop's ready list, a system call's array)
  * In churn and mixed an operation is one re-arm or one expiry.  Each figure
- * is the best of three runs.
+ * is the best of three runs.  The floor under mixed, one random touch of
+ * the caller's object per operation, is measured the same two ways.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -38,6 +42,8 @@
 #define TIMEOUT_MIN	256
 #define TIMEOUT_SPAN	BIT_ULL(14)
 #define RUNS		3
+/* How many operations ahead a prefetching run draws its random numbers. */
+#define AHEAD		8
 
 enum impl { WHEEL, HEAP };
 
@@ -65,6 +71,16 @@ struct bench {
 	uint64_t		now;
 	uint64_t		fired;
 	bool			rearm;
+};
+
+/*
+ * The random numbers of the next AHEAD operations of a prefetching run,
+ * drawn in order, so that operation k still gets the k-th number: each
+ * operation takes the oldest and draws the one of operation k + AHEAD.
+ */
+struct ahead {
+	uint64_t		r[AHEAD];
+	unsigned int		k;
 };
 
 static double now_ns(void)
@@ -264,16 +280,36 @@ static double phase_churn(struct bench *b, double *expiry_share)
 	return (now_ns() - t0) / (ops + b->fired);
 }
 
-/*
- * Mixed: the clock ticks once every n/256 operations, so a busy timer is
- * pushed later about every 200 ticks, long before its timeout.
- */
-static double phase_mixed(struct bench *b, double *expiry_share)
+static void ahead_init(struct bench *b, struct ahead *a)
 {
-	uint64_t ops = 8ULL * (b->n > 500000 ? b->n : 500000), k;
-	uint32_t per_tick = ops_per_tick(b, 256), left = per_tick;
-	uint32_t busy = b->n / 5 * 4;
-	double t0;
+	for (a->k = 0; a->k < AHEAD; a->k++)
+		a->r[a->k] = xorshift64s(&b->rng);
+	a->k = 0;
+}
+
+/*
+ * The next operation's random number, and a prefetch for writing of the
+ * caller's object that operation k + AHEAD will touch: the wheel's and the
+ * heap's alike, and the floor's.
+ */
+static __always_inline uint64_t
+ahead_next(struct bench *b, struct ahead *a, uint32_t busy)
+{
+	uint64_t r = a->r[a->k], next = xorshift64s(&b->rng);
+
+	a->r[a->k] = next;
+	a->k = (a->k + 1) % AHEAD;
+	if (b->impl == WHEEL)
+		__builtin_prefetch(&b->wo[next % busy], 1);
+	else
+		__builtin_prefetch(&b->ho[next % busy], 1);
+	return r;
+}
+
+/* The operations of a mixed run, and its timers started, each with its own timeout. */
+static uint64_t mixed_setup(struct bench *b)
+{
+	uint64_t k;
 
 	b_reset(b);
 	b->rng = 43;
@@ -282,23 +318,73 @@ static double phase_mixed(struct bench *b, double *expiry_share)
 		*b_timeout(b, k) = TIMEOUT_MIN + xorshift64s(&b->rng) % TIMEOUT_SPAN;
 		b_start(b, k, *b_timeout(b, k));
 	}
-	t0 = now_ns();
-	for (k = 0; k < ops; k++) {
-		uint64_t r = xorshift64s(&b->rng);
-		uint32_t i = r % busy;
+	return 8ULL * (b->n > 500000 ? b->n : 500000);
+}
 
-		if ((r >> 40) % 10 == 0) {
-			b_stop(b, i);
-			*b_timeout(b, i) = TIMEOUT_MIN + (r >> 20) % TIMEOUT_SPAN;
-			b_start(b, i, b->now + *b_timeout(b, i));
-		} else {
-			b_modify(b, i, b->now + *b_timeout(b, i));
-		}
+/* One operation of a mixed run, on busy object r % @busy. */
+static __always_inline void mixed_op(struct bench *b, uint64_t r, uint32_t busy)
+{
+	uint32_t i = r % busy;
+
+	if ((r >> 40) % 10 == 0) {
+		b_stop(b, i);
+		*b_timeout(b, i) = TIMEOUT_MIN + (r >> 20) % TIMEOUT_SPAN;
+		b_start(b, i, b->now + *b_timeout(b, i));
+	} else {
+		b_modify(b, i, b->now + *b_timeout(b, i));
+	}
+}
+
+/*
+ * Mixed: the clock ticks once every n/256 operations, so a busy timer is
+ * pushed later about every 200 ticks, long before its timeout.
+ */
+static double phase_mixed(struct bench *b, double *expiry_share)
+{
+	uint64_t ops = mixed_setup(b), k;
+	uint32_t per_tick = ops_per_tick(b, 256), left = per_tick;
+	uint32_t busy = b->n / 5 * 4;
+	double t0 = now_ns();
+
+	for (k = 0; k < ops; k++) {
+		mixed_op(b, xorshift64s(&b->rng), busy);
 		if (tick_due(&left, per_tick))
 			b_advance(b, b->now + 1);
 	}
 	*expiry_share = (double)b->fired / (ops + b->fired);
 	return (now_ns() - t0) / (ops + b->fired);
+}
+
+/* Mixed, the caller prefetching: the same operations in the same order. */
+static double phase_mixed_pf(struct bench *b, double *expiry_share)
+{
+	uint64_t ops = mixed_setup(b), k;
+	uint32_t per_tick = ops_per_tick(b, 256), left = per_tick;
+	uint32_t busy = b->n / 5 * 4;
+	struct ahead a;
+	double t0;
+
+	ahead_init(b, &a);
+	t0 = now_ns();
+	for (k = 0; k < ops; k++) {
+		mixed_op(b, ahead_next(b, &a, busy), busy);
+		if (tick_due(&left, per_tick))
+			b_advance(b, b->now + 1);
+	}
+	*expiry_share = (double)b->fired / (ops + b->fired);
+	return (now_ns() - t0) / (ops + b->fired);
+}
+
+/* A floor's objects and the operations it runs. */
+static uint64_t floor_setup(struct bench *b)
+{
+	uint64_t k;
+
+	b_reset(b);
+	b->rng = 43;
+	for (k = 0; k < b->n; k++)
+		b->wo[k].timeout = TIMEOUT_MIN + xorshift64s(&b->rng) % TIMEOUT_SPAN;
+	return 8ULL * (b->n > 500000 ? b->n : 500000);
 }
 
 /*
@@ -307,17 +393,30 @@ static double phase_mixed(struct bench *b, double *expiry_share)
  */
 static double phase_floor(struct bench *b)
 {
-	uint64_t ops = 8ULL * (b->n > 500000 ? b->n : 500000), k;
+	uint64_t ops = floor_setup(b), k;
 	uint32_t busy = b->n / 5 * 4;
-	double t0;
+	double t0 = now_ns();
 
-	b_reset(b);
-	b->rng = 43;
-	for (k = 0; k < b->n; k++)
-		b->wo[k].timeout = TIMEOUT_MIN + xorshift64s(&b->rng) % TIMEOUT_SPAN;
-	t0 = now_ns();
 	for (k = 0; k < ops; k++) {
 		struct wheel_obj *o = &b->wo[xorshift64s(&b->rng) % busy];
+
+		o->timer.expires = k + o->timeout;
+	}
+	return (now_ns() - t0) / ops;
+}
+
+/* The floor, prefetched as phase_mixed_pf() prefetches. */
+static double phase_floor_pf(struct bench *b)
+{
+	uint64_t ops = floor_setup(b), k;
+	uint32_t busy = b->n / 5 * 4;
+	struct ahead a;
+	double t0;
+
+	ahead_init(b, &a);
+	t0 = now_ns();
+	for (k = 0; k < ops; k++) {
+		struct wheel_obj *o = &b->wo[ahead_next(b, &a, busy) % busy];
 
 		o->timer.expires = k + o->timeout;
 	}
@@ -411,6 +510,12 @@ static int profile(const char *phase, uint32_t n, enum impl impl)
 		ns = phase_churn(&b, &share);
 	else if (!strcmp(phase, "mixed"))
 		ns = phase_mixed(&b, &share);
+	else if (!strcmp(phase, "mixed+pf"))
+		ns = phase_mixed_pf(&b, &share);
+	else if (!strcmp(phase, "floor"))
+		ns = phase_floor(&b);
+	else if (!strcmp(phase, "floor+pf"))
+		ns = phase_floor_pf(&b);
 	else
 		return 2;
 	printf("%s %s %u: %.1f ns/op\n", impl == WHEEL ? "wheel" : "heap",
@@ -419,58 +524,83 @@ static int profile(const char *phase, uint32_t n, enum impl impl)
 	return 0;
 }
 
+#define NR_PHASES	6
+
+static const char * const phase_names[NR_PHASES] = {
+	"start", "stop", "expiry", "churn", "mixed", "mixed+pf",
+};
+
+/* Every phase once on @b into @res and @share, keeping the best. */
+static void run_phases(struct bench *b, double *res, double *share)
+{
+	res[0] = best(res[0], phase_start(b));
+	res[1] = best(res[1], phase_stop(b));
+	res[2] = best(res[2], phase_expiry(b));
+	res[3] = best(res[3], phase_churn(b, &share[3]));
+	res[4] = best(res[4], phase_mixed(b, &share[4]));
+	res[5] = best(res[5], phase_mixed_pf(b, &share[5]));
+}
+
+/*
+ * The table's rows for @n pending: each phase and each floor the best of
+ * RUNS, the floors run between the wheel's runs and the heap's.
+ */
+static void bench_size(uint32_t n)
+{
+	double res[2][NR_PHASES], share[2][NR_PHASES], fl[2] = { 1e18, 1e18 };
+	struct bench b;
+	enum impl impl;
+	unsigned int r;
+
+	bench_setup(&b, n);
+	for (impl = WHEEL; impl <= HEAP; impl++) {
+		b.impl = impl;
+		for (r = 0; r < NR_PHASES; r++)
+			res[impl][r] = 1e18;
+		for (r = 0; r < RUNS; r++) {
+			run_phases(&b, res[impl], share[impl]);
+			if (impl == WHEEL) {
+				fl[0] = best(fl[0], phase_floor(&b));
+				fl[1] = best(fl[1], phase_floor_pf(&b));
+			}
+		}
+	}
+	for (r = 0; r < NR_PHASES; r++) {
+		char note[64] = "";
+
+		if (r >= 3)
+			snprintf(note, sizeof(note), "%.1f%% of ops are expiries",
+				 100 * share[WHEEL][r]);
+		row(n, phase_names[r], res[WHEEL][r], res[HEAP][r], note);
+	}
+	printf("%9u  %-8s %10.1f %10s %10s  %s, mixed = %.2fx it\n", n,
+	       "floor", fl[0], "", "",
+	       "mixed's random touch of the caller's object alone",
+	       res[WHEEL][4] / fl[0]);
+	printf("%9u  %-8s %10.1f %10s %10s  %s, mixed+pf = %.2fx it\n", n,
+	       "floor+pf", fl[1], "", "", "the same, the caller prefetching",
+	       res[WHEEL][5] / fl[1]);
+	bench_teardown(&b);
+}
+
 int main(int argc, char **argv)
 {
 	static const uint32_t sizes[] = { 1000, 65536, 1000000 };
-	static const char * const ops[] = { "start", "stop", "expiry", "churn", "mixed" };
-	unsigned int s, r;
-	double floor_ns;
+	unsigned int s;
 
 	if (argc >= 4 && !strcmp(argv[1], "profile"))
 		return profile(argv[2], strtoul(argv[3], NULL, 0),
 			       argc > 4 && !strcmp(argv[4], "heap") ? HEAP : WHEEL);
 
 	printf("timingwheel bench-core: tw_core (8 levels x 64 slots) vs binary heap\n");
-	printf("ns per operation, best of %d runs; ratio = heap / wheel (higher: wheel faster)\n\n",
+	printf("ns per operation, best of %d runs; ratio = heap / wheel (higher: wheel faster)\n",
 	       RUNS);
+	printf("+pf: the caller prefetches the object of the operation %d ahead\n\n",
+	       AHEAD);
 	printf("%9s  %-8s %10s %10s %10s  %s\n", "pending", "op", "wheel", "heap",
 	       "ratio", "");
-	for (s = 0; s < ARRAY_SIZE(sizes); s++) {
-		double res[2][5], share[2][5];
-		struct bench b;
-		enum impl impl;
-
-		bench_setup(&b, sizes[s]);
-		for (impl = WHEEL; impl <= HEAP; impl++) {
-			b.impl = impl;
-			for (r = 0; r < 5; r++)
-				res[impl][r] = 1e18;
-			for (r = 0; r < RUNS; r++) {
-				res[impl][0] = best(res[impl][0], phase_start(&b));
-				res[impl][1] = best(res[impl][1], phase_stop(&b));
-				res[impl][2] = best(res[impl][2], phase_expiry(&b));
-				res[impl][3] = best(res[impl][3],
-						    phase_churn(&b, &share[impl][3]));
-				res[impl][4] = best(res[impl][4],
-						    phase_mixed(&b, &share[impl][4]));
-			}
-		}
-		for (r = 0; r < 5; r++) {
-			char note[64] = "";
-
-			if (r >= 3)
-				snprintf(note, sizeof(note), "%.1f%% of ops are expiries",
-					 100 * share[WHEEL][r]);
-			row(sizes[s], ops[r], res[WHEEL][r], res[HEAP][r], note);
-		}
-		b.impl = WHEEL;
-		floor_ns = phase_floor(&b);
-		printf("%9u  %-8s %10.1f %10s %10s  %s, mixed = %.2fx it\n", sizes[s],
-		       "floor", floor_ns, "", "",
-		       "mixed's random touch of the caller's object alone",
-		       res[WHEEL][4] / floor_ns);
-		bench_teardown(&b);
-	}
+	for (s = 0; s < ARRAY_SIZE(sizes); s++)
+		bench_size(sizes[s]);
 	printf("\ntargets (this machine): at 65536 start <= 20, stop <= 15, expiry <= 30 ns;\n"
 	       "at 1000000 mixed (wheel) <= 2x the floor of the same run\n");
 	return 0;
