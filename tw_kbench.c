@@ -74,6 +74,10 @@ static unsigned int reps = 5;
 module_param(reps, uint, 0444);
 MODULE_PARM_DESC(reps, "runs of each operation; the best is reported (default 5)");
 
+static unsigned int spread = 1;
+module_param(spread, uint, 0444);
+MODULE_PARM_DESC(spread, "above 1, the ring runs scatter their nr slots over nr * spread, rounded up to a power of 2 (default 1: slots 0 to nr - 1)");
+
 static unsigned int profile;
 module_param(profile, uint, 0444);
 MODULE_PARM_DESC(profile, "extra rounds of ring starts and stops alone, for a profiler (default 0)");
@@ -416,11 +420,27 @@ out:
 	kvfree(t);
 }
 
-/* The rings' client: @nr slots, one SQ of @nr entries, a CQ of as many. */
+/* The ring slots of the ring runs: nr * spread of them. */
+static u32 kb_ring_capacity(void)
+{
+	return spread > 1 ? roundup_pow_of_two(nr * spread) : nr;
+}
+
+/*
+ * The slot of the ring runs' @i-th entry: @i, or with a spread, @i times
+ * an odd constant modulo the capacity, a power of 2, so that each of the
+ * @nr entries still has a slot of its own.
+ */
+static u32 kb_ring_slot(unsigned int i)
+{
+	return spread > 1 ? (i * 2654435761U) & (kb_ring_capacity() - 1) : i;
+}
+
+/* The rings' client: its slots, one SQ of @nr entries, a CQ of as many. */
 static int kb_ring_setup(struct kb *kb)
 {
 	struct twheel_ring_setup p = {
-		.capacity	= nr,
+		.capacity	= kb_ring_capacity(),
 		.nr_sq		= 1,
 		.sq_entries	= roundup_pow_of_two(max_t(u32, nr, TWHEEL_RING_MIN_ENTRIES)),
 		.cq_entries	= roundup_pow_of_two(max_t(u32, nr, TWHEEL_RING_MIN_ENTRIES)),
@@ -458,7 +478,7 @@ static void kb_ring_fill(struct kb *kb, u8 op, u64 due)
 		e = &kb->sqes[(kb->tail + i) & kb->mask];
 		memset(e, 0, sizeof(*e));
 		e->op = op;
-		e->slot = i;
+		e->slot = kb_ring_slot(i);
 		e->gen = kb->gen;
 		e->cookie = i;
 		if (op == TWHEEL_SQE_START)
@@ -599,7 +619,8 @@ static int __init kb_init(void)
 	struct kb *kb;
 	int ret;
 
-	if (!nr || nr > TWHEEL_RING_MAX_SQ_ENTRIES || !reps)
+	if (!nr || nr > TWHEEL_RING_MAX_SQ_ENTRIES || !reps || !spread ||
+	    spread > TWHEEL_RING_MAX_CAPACITY / nr)
 		return -EINVAL;
 	kb = kzalloc(sizeof(*kb), GFP_KERNEL);
 	if (!kb)

@@ -14,7 +14,10 @@
 # (KBENCH-BASE lines) and the progress go to stderr.  Fails if the
 # benchmark did not run or the kernel reported a problem.
 #
-#   scripts/guest/uml-kbench.sh [NR [REPS]]    (default 4096 timers, best of 5)
+#   scripts/guest/uml-kbench.sh [NR [REPS [SPREAD]]]
+#
+# (default 4096 timers, best of 5; SPREAD, default 1, scatters the ring
+# runs' slots over NR * SPREAD, tw_kbench.c's spread).
 #
 # Each boot reports, per operation, the best of REPS runs; but one boot of
 # UML differs from the next by up to a third (where the host places it),
@@ -26,6 +29,10 @@ set -euo pipefail
 
 nr=${1:-4096}
 reps=${2:-5}
+spread=${3:-1}
+for v in "$nr" "$reps" "$spread"; do
+	[[ $v =~ ^[1-9][0-9]*$ ]] || tw_die "NR, REPS and SPREAD must be positive counts"
+done
 tw_need busybox-static
 kdir=$("$TW_ROOT/scripts/guest/uml-kernel.sh" normal)
 work=$TW_CACHE/run/uml-kbench${TW_RUN_TAG:+-$TW_RUN_TAG}
@@ -44,9 +51,9 @@ boots=${TW_KBENCH_BOOTS:-3}
 kbench_boot() {
 	local b=$1 log=$work/console-$1.txt status=0 op
 
-	tw_log "boot $b of $boots: UML (normal), $nr timers, best of $reps"
+	tw_log "boot $b of $boots: UML (normal), $nr timers, best of $reps, ring slots spread $spread"
 	tw_uml_boot "$kdir" "$TW_ROOT/scripts/guest/guest-init.sh" "$work/console-$b.log" \
-		tw.mode=kbench tw.dir="$work/root" tw.kbench="nr=$nr,reps=$reps"
+		tw.mode=kbench tw.dir="$work/root" tw.kbench="nr=$nr,reps=$reps,spread=$spread"
 	tr -d '\r' <"$work/console-$b.log" >"$log"
 	grep -q '^TW-INSMOD-OK' "$log" || { tw_log "insmod timingwheel.ko failed"; status=1; }
 	grep -q '^TW-RESULT rc=0' "$log" || { tw_log "the benchmark failed"; status=1; }

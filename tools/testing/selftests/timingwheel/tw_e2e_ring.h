@@ -1260,9 +1260,9 @@ struct scribble {
 };
 
 /*
- * Entries of random words or random valid starts and stops, SQ tails and
- * CQ heads within what an honest program could write, and once @wild,
- * now and then anywhere.
+ * Entries of random words or random starts and stops, of slots one in five
+ * beyond the capacity, SQ tails and CQ heads within what an honest program
+ * could write, and once @wild, now and then anywhere.
  */
 static void *scribbler(void *arg)
 {
@@ -1281,7 +1281,8 @@ static void *scribbler(void *arg)
 			break;
 		case 1:
 			r->sqes[(v >> 8) % r->p.sq_entries] = (struct twheel_sqe) {
-				.op = 1 + (v >> 20) % 2, .slot = (v >> 24) % 80,
+				.op = 1 + (v >> 20) % 2,
+				.slot = (v >> 24) % (r->p.capacity * 5 / 4),
 				.gen = (v >> 32) % 3, .when = now_ns() + (v >> 44) % (50 * MS),
 			};
 			break;
@@ -1310,53 +1311,74 @@ static void *scribbler(void *arg)
 }
 
 /*
- * The kernel drains what a scribbler writes: no crash, only documented
- * answers.  Its writes come from a seed, printed, that TW_SCRIBBLE_SEED
- * replays (their timing against the kernel's reads is the run's own).
+ * One file's rings drained for @ms while @s writes over them, with
+ * @capacity slots and SQ entries: honest indices never break them, wild
+ * ones may; any call gets a documented answer.
  */
-static void t_ring_scribbler(struct __test_metadata *_metadata)
+static void scribble_file(struct __test_metadata *_metadata,
+			  struct scribble *s, uint32_t capacity,
+			  uint32_t sq_entries, uint64_t ms)
 {
-	const char *env = getenv("TW_SCRIBBLE_SEED");
-	uint64_t seed = env ? strtoull(env, NULL, 0) : now_ns();
-	struct scribble s = { .rng = seed | 1 };
-	uint64_t end = now_ns() + 1000 * MS;
+	uint64_t end = now_ns() + ms * MS;
 	struct twheel_event ev;
 	unsigned long calls = 0;
 	struct tring r;
 	pthread_t th;
 	int ret;
 
-	TH_LOG("scribbler seed %llu (TW_SCRIBBLE_SEED)", (unsigned long long)seed);
-	if (!ring_ok(_metadata, tring_open(&r, 64, 8, 16)))
+	if (!ring_ok(_metadata, tring_open(&r, capacity, sq_entries, 16)))
 		return;
-	s.r = &r;
-	EXPECT_TRUE(pthread_create(&th, NULL, scribbler, &s) == 0);
+	s->r = &r;
+	s->stop = 0;
+	s->wild = 0;
+	s->n = 0;
+	EXPECT_TRUE(pthread_create(&th, NULL, scribbler, s) == 0);
 	while (now_ns() < end) {
 		struct pollfd p = { .fd = r.fd, .events = POLLIN };
 
-		if (now_ns() > end - 200 * MS)
-			__atomic_store_n(&s.wild, 1, __ATOMIC_RELAXED);
+		if (now_ns() > end - ms * MS / 5)
+			__atomic_store_n(&s->wild, 1, __ATOMIC_RELAXED);
 
 		ret = ring_enter(r.fd);
 		EXPECT_TRUE(ret == 0 || ret == -EBUSY || ret == -EBADFD)
 			TH_LOG("RING_ENTER: %d", ret);
 		/* Honest indices never break the rings, whatever the entries say. */
-		if (!s.wild)
+		if (!s->wild)
 			EXPECT_TRUE(ret != -EBADFD && !(r.hdr->flags & TWHEEL_RING_BROKEN))
 				TH_LOG("broken by honest indices: %#x", r.hdr->broken);
 		poll(&p, 1, 0);
 		calls++;
 	}
-	__atomic_store_n(&s.stop, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->stop, 1, __ATOMIC_RELAXED);
 	pthread_join(th, NULL);
-	TH_LOG("%llu writes, %lu calls, %llu posted, %llu errors, %s",
-	       (unsigned long long)s.n, calls, (unsigned long long)r.hdr->posted,
+	TH_LOG("%u slots: %llu writes, %lu calls, %llu posted, %llu errors, %s",
+	       capacity, (unsigned long long)s->n, calls,
+	       (unsigned long long)r.hdr->posted,
 	       (unsigned long long)r.hdr->errors,
 	       r.hdr->flags & TWHEEL_RING_BROKEN ? "broken" : "not broken");
 	/* Whatever the rings' state, the file's id timers work. */
 	EXPECT_TRUE(start(r.fd, 7, 10 * MS, 0, 0) == 0);
 	EXPECT_TRUE(read_events(r.fd, &ev, 1, 5000) == 1 && ev.id == 7);
 	tring_close(&r);
+}
+
+/*
+ * The kernel drains what a scribbler writes: no crash, only documented
+ * answers.  Its writes come from a seed, printed, that TW_SCRIBBLE_SEED
+ * replays (their timing against the kernel's reads is the run's own).
+ * Two files, half a second each: one of 64 slots, and one of 16,384 with
+ * SQs of 64 entries, on which the kernel prefetches the slots entries
+ * name ahead of applying them (tw_ring.c's TW_RING_PREFETCH_SLOTS).
+ */
+static void t_ring_scribbler(struct __test_metadata *_metadata)
+{
+	const char *env = getenv("TW_SCRIBBLE_SEED");
+	uint64_t seed = env ? strtoull(env, NULL, 0) : now_ns();
+	struct scribble s = { .rng = seed | 1 };
+
+	TH_LOG("scribbler seed %llu (TW_SCRIBBLE_SEED)", (unsigned long long)seed);
+	scribble_file(_metadata, &s, 64, 8, 500);
+	scribble_file(_metadata, &s, 16384, 64, 500);
 }
 
 #endif /* _TW_E2E_RING_H */
