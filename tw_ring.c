@@ -32,7 +32,9 @@
  * it checks: a value no honest program can produce breaks the rings for
  * good ("DOC: The broken state").  Every entry is read once, word by word,
  * to be applied, and every slot index bounded with array_index_nospec()
- * before use; a result held for CQ room copies the entry's cookie, slot
+ * before use; on a file of TW_RING_PREFETCH_SLOTS slots or more, an
+ * entry's slot number is also read once before that, as a bounded hint
+ * for a prefetch that decides nothing; a result held for CQ room copies the entry's cookie, slot
  * and generation again when it is posted, into the result alone.  The
  * kernel never waits on an entry: what lies below the tail it loaded is
  * taken as written.
@@ -1235,14 +1237,17 @@ any:
 }
 
 /*
- * A slot is a cache miss once a file's slots outgrow a core's caches and its
- * threads use them in no order a hardware prefetcher follows.  The apply
- * loop's own instructions then leave the processor room for few misses in
- * flight, so each entry would wait for its own: from TW_RING_PREFETCH_SLOTS
- * slots (640 KiB of them) on, tw_ring_apply_sq() prefetches the slot of the
- * entry TW_RING_AHEAD entries ahead of the one it applies, which covers a
- * miss to memory at the loop's pace.  Below, the slots stay in the caches
- * and a prefetch would only cost its instructions (about 1 ns an entry).
+ * A slot is a cache miss once a file's slots outgrow the nearer caches and
+ * its threads use them in no order a hardware prefetcher follows.  The
+ * apply loop's own instructions then leave the processor room for few
+ * misses in flight, so each entry would wait for its own.  From
+ * TW_RING_PREFETCH_SLOTS slots on (640 KiB of them on 64-bit, 512 KiB on
+ * 32-bit), tw_ring_apply_sq() prefetches the slot of the entry
+ * TW_RING_AHEAD entries ahead of the one it applies.  The threshold is a
+ * choice between measured points (benchmarks.rst, "Prefetching ahead"):
+ * 4,096 slots used in order stay cached, and a prefetch there costs 1 to
+ * 6 ns an entry; 4,096 entries scattered over 16,384 slots apply a start
+ * 8 to 12 ns faster with it.
  */
 #define TW_RING_PREFETCH_SLOTS	16384
 #define TW_RING_AHEAD		8
@@ -1259,15 +1264,21 @@ static __always_inline void tw_ring_prefetch(const struct tw_ring *r,
 					     const struct twheel_sqe *src)
 {
 	u32 slot = READ_ONCE(src->slot);
+	struct tw_rslot *s;
 
-	if (slot < r->capacity)
-		prefetchw(&r->slots[array_index_nospec(slot, r->capacity)]);
+	if (slot < r->capacity) {
+		s = &r->slots[array_index_nospec(slot, r->capacity)];
+		/* Both lines of a slot that straddles two: 4 in 8 on 64-bit. */
+		prefetchw(s);
+		prefetchw((char *)(s + 1) - 1);
+	}
 }
 
 /*
- * Apply the @n entries of @sq from @head on.  With @ahead, prefetch the slot
- * of the entry TW_RING_AHEAD after the one applied, of entries below the
- * tail loaded only.
+ * Apply the @n entries of @sq from @head on.  With @ahead, prefetch the
+ * slots of the first TW_RING_AHEAD entries before applying any, then with
+ * each entry applied the slot of the one TW_RING_AHEAD after it: of
+ * entries below the tail loaded only.
  */
 static __always_inline void tw_ring_apply_run(struct tw_ring *r,
 					      struct tw_client *c,
@@ -1298,7 +1309,8 @@ static __always_inline void tw_ring_apply_run(struct tw_ring *r,
  * enough to outgrow a core's caches.  Return the entries applied; *@left
  * is set if any remain below the tail.  Out of line, so that the loop has
  * the registers to itself: inlined into tw_ring_begin(), it kept its entry
- * and slot on the stack.
+ * and slot on the stack (the prefetching copy of the loop still reloads a
+ * few values from it).
  */
 static noinline unsigned int tw_ring_apply_sq(struct tw_ring *r,
 					      struct tw_client *c,

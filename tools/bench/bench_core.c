@@ -74,12 +74,16 @@ struct bench {
 };
 
 /*
- * The random numbers of the next AHEAD operations of a prefetching run,
- * drawn in order, so that operation k still gets the k-th number: each
- * operation takes the oldest and draws the one of operation k + AHEAD.
+ * The random numbers of the next AHEAD operations of a prefetching run and
+ * the objects they pick, drawn in order, so that operation k still gets
+ * the k-th number: each operation takes the oldest and draws the one of
+ * operation k + AHEAD.  The same sequence as the plain run's only because
+ * no callback of these runs draws a number (rearm_tick() draws only for a
+ * timeout of 0, which mixed never sets).
  */
 struct ahead {
 	uint64_t		r[AHEAD];
+	uint32_t		i[AHEAD];
 	unsigned int		k;
 };
 
@@ -280,29 +284,36 @@ static double phase_churn(struct bench *b, double *expiry_share)
 	return (now_ns() - t0) / (ops + b->fired);
 }
 
-static void ahead_init(struct bench *b, struct ahead *a)
+/* Fill @a for a prefetching run over @busy objects; the run's start, in ns. */
+static double ahead_start(struct bench *b, struct ahead *a, uint32_t busy)
 {
-	for (a->k = 0; a->k < AHEAD; a->k++)
+	for (a->k = 0; a->k < AHEAD; a->k++) {
 		a->r[a->k] = xorshift64s(&b->rng);
+		a->i[a->k] = a->r[a->k] % busy;
+	}
 	a->k = 0;
+	return now_ns();
 }
 
 /*
- * The next operation's random number, and a prefetch for writing of the
+ * The next operation's random number, and in *@i the object it picks, one
+ * division as in the plain runs; and a prefetch for writing of the
  * caller's object that operation k + AHEAD will touch: the wheel's and the
- * heap's alike, and the floor's.
+ * heap's alike, and the floor's (which runs as the wheel).
  */
 static __always_inline uint64_t
-ahead_next(struct bench *b, struct ahead *a, uint32_t busy)
+ahead_next(struct bench *b, struct ahead *a, uint32_t busy, uint32_t *i)
 {
 	uint64_t r = a->r[a->k], next = xorshift64s(&b->rng);
 
+	*i = a->i[a->k];
 	a->r[a->k] = next;
-	a->k = (a->k + 1) % AHEAD;
+	a->i[a->k] = next % busy;
 	if (b->impl == WHEEL)
-		__builtin_prefetch(&b->wo[next % busy], 1);
+		__builtin_prefetch(&b->wo[a->i[a->k]], 1);
 	else
-		__builtin_prefetch(&b->ho[next % busy], 1);
+		__builtin_prefetch(&b->ho[a->i[a->k]], 1);
+	a->k = (a->k + 1) % AHEAD;
 	return r;
 }
 
@@ -321,11 +332,9 @@ static uint64_t mixed_setup(struct bench *b)
 	return 8ULL * (b->n > 500000 ? b->n : 500000);
 }
 
-/* One operation of a mixed run, on busy object r % @busy. */
-static __always_inline void mixed_op(struct bench *b, uint64_t r, uint32_t busy)
+/* One operation of a mixed run, on busy object @i, @r its random number. */
+static __always_inline void mixed_op(struct bench *b, uint64_t r, uint32_t i)
 {
-	uint32_t i = r % busy;
-
 	if ((r >> 40) % 10 == 0) {
 		b_stop(b, i);
 		*b_timeout(b, i) = TIMEOUT_MIN + (r >> 20) % TIMEOUT_SPAN;
@@ -347,7 +356,9 @@ static double phase_mixed(struct bench *b, double *expiry_share)
 	double t0 = now_ns();
 
 	for (k = 0; k < ops; k++) {
-		mixed_op(b, xorshift64s(&b->rng), busy);
+		uint64_t r = xorshift64s(&b->rng);
+
+		mixed_op(b, r, r % busy);
 		if (tick_due(&left, per_tick))
 			b_advance(b, b->now + 1);
 	}
@@ -358,16 +369,15 @@ static double phase_mixed(struct bench *b, double *expiry_share)
 /* Mixed, the caller prefetching: the same operations in the same order. */
 static double phase_mixed_pf(struct bench *b, double *expiry_share)
 {
-	uint64_t ops = mixed_setup(b), k;
+	uint64_t ops = mixed_setup(b), k, r;
 	uint32_t per_tick = ops_per_tick(b, 256), left = per_tick;
-	uint32_t busy = b->n / 5 * 4;
+	uint32_t busy = b->n / 5 * 4, i;
 	struct ahead a;
-	double t0;
+	double t0 = ahead_start(b, &a, busy);
 
-	ahead_init(b, &a);
-	t0 = now_ns();
 	for (k = 0; k < ops; k++) {
-		mixed_op(b, ahead_next(b, &a, busy), busy);
+		r = ahead_next(b, &a, busy, &i);
+		mixed_op(b, r, i);
 		if (tick_due(&left, per_tick))
 			b_advance(b, b->now + 1);
 	}
@@ -375,11 +385,12 @@ static double phase_mixed_pf(struct bench *b, double *expiry_share)
 	return (now_ns() - t0) / (ops + b->fired);
 }
 
-/* A floor's objects and the operations it runs. */
+/* A floor's objects, the wheel's, and the operations it runs. */
 static uint64_t floor_setup(struct bench *b)
 {
 	uint64_t k;
 
+	b->impl = WHEEL;
 	b_reset(b);
 	b->rng = 43;
 	for (k = 0; k < b->n; k++)
@@ -409,16 +420,13 @@ static double phase_floor(struct bench *b)
 static double phase_floor_pf(struct bench *b)
 {
 	uint64_t ops = floor_setup(b), k;
-	uint32_t busy = b->n / 5 * 4;
+	uint32_t busy = b->n / 5 * 4, i;
 	struct ahead a;
-	double t0;
+	double t0 = ahead_start(b, &a, busy);
 
-	ahead_init(b, &a);
-	t0 = now_ns();
 	for (k = 0; k < ops; k++) {
-		struct wheel_obj *o = &b->wo[ahead_next(b, &a, busy) % busy];
-
-		o->timer.expires = k + o->timeout;
+		ahead_next(b, &a, busy, &i);
+		b->wo[i].timer.expires = k + b->wo[i].timeout;
 	}
 	return (now_ns() - t0) / ops;
 }
@@ -518,7 +526,7 @@ static int profile(const char *phase, uint32_t n, enum impl impl)
 		ns = phase_floor_pf(&b);
 	else
 		return 2;
-	printf("%s %s %u: %.1f ns/op\n", impl == WHEEL ? "wheel" : "heap",
+	printf("%s %s %u: %.1f ns/op\n", b.impl == WHEEL ? "wheel" : "heap",
 	       phase, n, ns);
 	bench_teardown(&b);
 	return 0;

@@ -412,14 +412,15 @@ static void t_ring_start_expiry(struct __test_metadata *_metadata)
 	tring_close(&r);
 }
 
-static void t_ring_stop_and_results(struct __test_metadata *_metadata)
+/* Each errno and result of an entry, in one ENTER, on a file of @cap slots. */
+static void stop_and_results(struct __test_metadata *_metadata, uint32_t cap)
 {
 	uint64_t far = now_ns() + 60000 * MS;
 	struct twheel_cqe ev[9];
 	struct twheel_sqe *e;
 	struct tring r;
 
-	if (!ring_ok(_metadata, tring_open(&r, 16, 16, 32)))
+	if (!ring_ok(_metadata, tring_open(&r, cap, 16, 32)))
 		return;
 	tring_start(&r, 1, 5, 11, far, 0);
 	tring_start(&r, 1, 5, 12, far, 0);			/* EEXIST */
@@ -427,12 +428,12 @@ static void t_ring_stop_and_results(struct __test_metadata *_metadata)
 	tring_stop(&r, 1, 4, 14, 0);				/* ENOENT: stale gen */
 	tring_stop(&r, 1, 5, 15, TWHEEL_SQE_RESULT);		/* PENDING */
 	tring_stop(&r, 1, 5, 16, 0);				/* ENOENT: free */
-	tring_start(&r, 16, 0, 17, far, 0);			/* EINVAL: slot */
+	tring_start(&r, cap, 0, 17, far, 0);			/* EINVAL: slot */
 	e = tring_sqe(&r);
 	e->op = 9;						/* EINVAL: op */
 	e->cookie = 18;
 	tring_start(&r, 2, 0, 19, far, TWHEEL_SQE_PERIODIC);	/* EOPNOTSUPP */
-	tring_stop(&r, 16, 0, 20, 0);				/* EINVAL: slot */
+	tring_stop(&r, cap, 0, 20, 0);				/* EINVAL: slot */
 	EXPECT_TRUE(tring_submit(&r, 0) == 0);
 	EXPECT_TRUE(tring_reap(&r, ev, 9, 5000) == 9);
 	EXPECT_TRUE(ev[0].cookie == 12 && ev[0].res == -EEXIST);
@@ -449,6 +450,17 @@ static void t_ring_stop_and_results(struct __test_metadata *_metadata)
 					       (unsigned long long)r.hdr->errors);
 	EXPECT_TRUE(info(r.fd).pending == 0);
 	tring_close(&r);
+}
+
+/*
+ * Each result of ten entries in one ENTER, on a file of 16 slots and on
+ * one of 16,384, whose apply loop prefetches the slots of entries eight
+ * ahead (tw_ring.c's TW_RING_PREFETCH_SLOTS): the loop with and without.
+ */
+static void t_ring_stop_and_results(struct __test_metadata *_metadata)
+{
+	stop_and_results(_metadata, 16);
+	stop_and_results(_metadata, 16384);
 }
 
 static void tring_periodic(struct tring *r, uint32_t slot, uint64_t cookie,
