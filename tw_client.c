@@ -599,7 +599,11 @@ static u64 tw_armed_for(struct tw_client *c)
 	       (u64)hrtimer_get_expires_ns(&c->hrtimer) : U64_MAX;
 }
 
-/* Rounds of consumption tw_program() makes before it leaves it to a follow-up. */
+/*
+ * Rounds of consumption tw_program() makes before it leaves it to a
+ * follow-up: with the caller's chunk, one lock hold does at most
+ * TW_RING_CHUNK + TW_REPUBLISH * TW_CHUNK units of ring work (rings.rst).
+ */
 #define TW_REPUBLISH	2
 
 /*
