@@ -3,7 +3,8 @@
 # make bench-ratas: Ratas' own benchmark program (src/test/test_benchmark.cc
 # of github.com/jsnell/ratas), unmodified, built twice with Ratas' flags
 # (-O3): on Ratas' timer-wheel.h and on tools/bench/tw_ratas.hh, Ratas'
-# interface over tw_core (tw_core.c at -O3).  For each pair count and range
+# interface over tw_core (tw_core.c at -O3, with the kernel's
+# -fno-strict-aliasing: see tools/bench/Makefile).  For each pair count and range
 # setting it prints the user seconds the program reports (the median and
 # the minimum of RATAS_REPS runs, interleaved: every configuration once,
 # then again) and the instructions callgrind counts (one run each;
