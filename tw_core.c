@@ -109,7 +109,9 @@
  * tw_advance() collects the timers due at each tick it reaches into an
  * expired list and hands them to the caller's callback one at a time, each
  * unlinked first, so the callback may start, modify or stop any timer, the
- * one it was given included.
+ * one it was given included.  With no budget, level 0's slots are handed
+ * out where they lie, unlinked from the slot one at a time in the same way
+ * (tw_fire_slot()).
  *
  * A budget bounds the number of callbacks per call; when it runs out the
  * wheel stays at the tick being expired (tw_has_due() is true,
@@ -153,9 +155,9 @@
  * (tw_walk0()), where the compiler may inline the callback as well, Ratas'
  * advance(); __tw_advance() does everything else, and walks each round of
  * level 0 with the same loop when it has no budget.  That loop finds each
- * slot as tw_next_event() does, takes a slot's list whole, and counts the
- * timers it fired off nr_pending once per tick, not once per timer; each of
- * these has a planted bug as well.
+ * slot as tw_next_event() does, fires a slot's timers from the slot itself,
+ * and counts the timers it fired off nr_pending once per tick, not once per
+ * timer; each of these has a planted bug as well.
  *
  * The out-of-line halves, __tw_start(), __tw_modify(), __tw_modify_range(),
  * __tw_next_event() and __tw_advance(), are noinline.  Inlined by link-time

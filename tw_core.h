@@ -38,7 +38,9 @@ static_assert(TW_MAX_LEVELS * TW_MAX_LEVEL_BITS <= 60, "wheel wider than 60 bits
  * struct tw_timer - a timer node, embedded in the caller's object
  * @expires: the tick at which the timer fires; kept after it fired
  * @entry:   link in a slot, the overdue list or the expired list, while
- *           the timer is pending
+ *           the timer is pending; once it fired, @entry.pprev is NULL,
+ *           all tw_timer_pending() reads, and @entry.next is left as it
+ *           was, as hlist_del_init_rcu() leaves it
  * @link:    the caller's, while the timer is not pending: a fired timer
  *           can wait on the caller's own queue at no extra cost
  *
@@ -66,7 +68,8 @@ struct tw_timer {
  * @now:         the last tick the wheel was advanced to
  * @pending_map: per level, bit s is set iff slot s of that level is non-empty
  * @overdue:     timers started at or before @now; they fire on the next advance
- * @expired:     timers collected for firing that a budget held back
+ * @expired:     timers collected for firing that a budget held back (a
+ *               walk with no budget fires level 0's slots where they lie)
  * @nr_fired:    timers handed to the expiry callback, ever
  * @nr_cascades: timers placed again when their slot came round, ever: moved
  *               to a lower level, or anywhere if tw_modify() pushed them later
@@ -111,7 +114,11 @@ struct tw_wheel {
 	struct hlist_head	slots[TW_MAX_LEVELS * TW_LEVEL_SLOTS];
 };
 
-/* Called once per expired timer: may start or stop any timer, not advance it. */
+/*
+ * Called once per expired timer: may start or stop any timer, not advance it.
+ * What tw_has_due() and tw_next_event() answer there is unspecified: the
+ * timers of the tick not yet handed out may or may not count.
+ */
 typedef void (*tw_expire_fn)(struct tw_timer *timer, void *data);
 
 int tw_init(struct tw_wheel *wheel, const u8 *level_bits,
@@ -412,7 +419,8 @@ static inline u64 tw_next_event(const struct tw_wheel *wheel, u64 limit)
  * @w: the wheel
  * @n: the first node of @w->expired
  *
- * hlist_del_init() of a node that has no predecessor.
+ * hlist_del_init_rcu() of a node that has no predecessor: its back link
+ * cleared, all tw_timer_pending() reads, its forward link left.
  */
 static __always_inline void tw_unlink_expired(struct tw_wheel *w,
 					      struct hlist_node *n)
@@ -420,7 +428,7 @@ static __always_inline void tw_unlink_expired(struct tw_wheel *w,
 	w->expired.first = n->next;
 	if (n->next)
 		n->next->pprev = &w->expired.first;
-	INIT_HLIST_NODE(n);
+	n->pprev = NULL;
 }
 
 /*
@@ -454,59 +462,55 @@ static __always_inline u64 tw_fire_list(struct tw_wheel *w, u64 budget,
 }
 
 /**
- * tw_fire_all - tw_fire_list() without a budget
- * @w:    the wheel
- * @fn:   called for each expired timer, already unlinked
+ * tw_fire_slot - fire a slot of level 0 where it lies
+ * @w:    the wheel, now at the slot's tick
+ * @head: the slot, not empty, its occupancy bit already cleared
+ * @fn:   called for each timer, already unlinked
  * @data: passed to @fn
  *
- * For tw_advance()'s inline case: one test per timer fewer.  And one
- * mispredicted branch per slot fewer: the last timer is known before its
- * callback, by its empty link, and the loop ends after it with no look at
- * the list, which no callback can have refilled (a timer started for now
- * goes to the overdue list).  Tested after each callback instead, the
- * list's end took a branch that every timer shares, so the processor
- * mispredicted it once per slot: 9.6 million times in Ratas' benchmark
- * program, whose own loop has the shape here.
+ * tw_walk0()'s tw_fire_list(): no budget, and no expired list.  Each timer
+ * is unlinked from the slot's head before its callback, which may stop or
+ * move any timer, one still waiting in the slot included, so the head is
+ * read again after each callback.  No callback can put a timer in the slot
+ * meanwhile: one started for now goes to the overdue list, one for up to
+ * &tw_wheel.near_mask ticks later to another slot of level 0, one farther
+ * above level 0.  Moving the slot to the expired list first, as the budget
+ * path must, cost a store at each end of the list and the head's own
+ * address to every link.
+ *
+ * One mispredicted branch per slot fewer: the last timer is known before
+ * its callback, by its empty link, and the loop ends after it with no look
+ * at the slot.  Tested after each callback instead, the slot's end took a
+ * branch that every timer shares, so the processor mispredicted it once
+ * per slot: 9.6 million times in Ratas' benchmark program, whose own loop
+ * has the shape here.
  *
  * Return: the number of timers fired.
  */
-static __always_inline u64 tw_fire_all(struct tw_wheel *w, tw_expire_fn fn,
-				       void *data)
+static __always_inline u64 tw_fire_slot(struct tw_wheel *w,
+					struct hlist_head *head,
+					tw_expire_fn fn, void *data)
 {
-	struct hlist_node *n, *next;
+	struct hlist_node *n = head->first, *next;
 	u64 fired = 0;
 
-	while ((n = w->expired.first)) {
+	do {
 		next = n->next;
 		fired++;
 		if (!next) {
-			w->expired.first = NULL;
-			INIT_HLIST_NODE(n);
+			head->first = NULL;
+			n->pprev = NULL;
 			fn(hlist_entry(n, struct tw_timer, entry), data);
 			break;
 		}
-		tw_unlink_expired(w, n);
+		head->first = next;
+		next->pprev = &head->first;
+		n->pprev = NULL;
 		fn(hlist_entry(n, struct tw_timer, entry), data);
-	}
+	} while ((n = head->first));
 	w->nr_pending -= fired;
 	w->nr_fired += fired;
 	return fired;
-}
-
-/**
- * tw_take_slot - move a slot of level 0 to the expired list
- * @w:   the wheel, its expired list empty
- * @idx: the slot, which its occupancy bit says is not empty
- *
- * hlist_move_list() without its test.
- */
-static __always_inline void tw_take_slot(struct tw_wheel *w, unsigned long idx)
-{
-	struct hlist_node *first = w->slots[idx].first;
-
-	w->expired.first = first;
-	first->pprev = &w->expired.first;
-	w->slots[idx].first = NULL;
 }
 
 /**
@@ -519,10 +523,10 @@ static __always_inline void tw_take_slot(struct tw_wheel *w, unsigned long idx)
  *
  * No slot above level 0 can come round before @target, so level 0's
  * occupied slots fire in order, each found as tw_next_event() finds it
- * (tw_ahead0()), each tick's timers moved to the expired list in one step
- * and handed out by tw_fire_all(); the walk stops at @target's slot without
- * another look.  A callback may start timers for the ticks after now's up
- * to @target's, which the next look finds; the slots before now's hold the
+ * (tw_ahead0()), each tick's timers handed out from the slot itself
+ * (tw_fire_slot()); the walk stops at @target's slot without another
+ * look.  A callback may start timers for the ticks after now's up to
+ * @target's, which the next look finds; the slots before now's hold the
  * next round.  Leaves the wheel at @target.
  *
  * Return: the number of timers fired.
@@ -540,8 +544,7 @@ static __always_inline u64 tw_walk0(struct tw_wheel *w, u64 target,
 			break;
 		w->now = base + idx;
 		w->pending_map[0] &= ~BIT_ULL(idx);
-		tw_take_slot(w, idx);
-		fired += tw_fire_all(w, fn, data);
+		fired += tw_fire_slot(w, &w->slots[idx], fn, data);
 		if (idx == last)
 			break;
 	}

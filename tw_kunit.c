@@ -571,7 +571,7 @@ static void tw_test_callback_starts_and_stops(struct kunit *test)
 	fx->action = tw_stop_other;
 	fx->pair = p;
 	fx->restarts = 1;
-	/* The first to fire stops the other, already on the expired list. */
+	/* The first to fire stops the other, still waiting in their slot. */
 	KUNIT_EXPECT_EQ(test, tw_fx_advance(fx, 500), 1U);
 	KUNIT_EXPECT_EQ(test, p[0].fires + p[1].fires, 1U);
 	KUNIT_EXPECT_EQ(test, fx->wheel->nr_pending, 0ULL);

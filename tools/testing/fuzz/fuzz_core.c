@@ -3,7 +3,8 @@
  * libFuzzer target: tw_core.c against a model that knows, for every timer,
  * the one tick it must fire at.  The input picks a layout and a start tick,
  * then a sequence of starts, range starts, modifies, stops, advances with
- * budgets and next-event queries.  Any broken promise aborts, which the
+ * budgets and next-event queries; the expiry callback, too, stops and moves
+ * timers, one of the tick it fires included.  Any broken promise aborts, which the
  * fuzzer reports with the input that did it: a timer fired early, late,
  * twice or after a stop; a wrong error; a pending count, next expiry or
  * next-event bound that disagrees with the model.
@@ -35,18 +36,6 @@ static u64 take_delta(struct input *in)
 	unsigned int kind = take(in, 1);
 
 	return take(in, 1 + kind % 8) >> (kind / 8 % 8);
-}
-
-static void fire(struct tw_timer *t, void *data)
-{
-	struct probe *p = (struct probe *)((char *)t - offsetof(struct probe, timer));
-
-	(void)data;
-	CHECK(p->pending);
-	CHECK(wheel.now == p->must);
-	CHECK(!tw_timer_pending(t));
-	p->pending = false;
-	nr_pending--;
 }
 
 /* What tw_start() must answer for @due, from the wheel's own bound. */
@@ -91,11 +80,43 @@ static void check_model(void)
 		CHECK(ev >= wheel.now && ev != TW_NO_EVENT);
 }
 
-static void advance(u64 target, unsigned int budget)
+/*
+ * The expiry callback: the timer must be due now.  Then, as the input says,
+ * stop or move another timer, maybe one still waiting at this tick, or this
+ * one: to a tick after now, which this advance or a later one must fire.
+ * Each action eats input, so a chain of re-arms ends with it.
+ */
+static void fire(struct tw_timer *t, void *data)
+{
+	struct probe *p = (struct probe *)((char *)t - offsetof(struct probe, timer));
+	struct input *in = data;
+	struct probe *q;
+	u64 due;
+
+	CHECK(p->pending);
+	CHECK(wheel.now == p->must);
+	CHECK(!tw_timer_pending(t));
+	p->pending = false;
+	nr_pending--;
+	if (!in->left || take(in, 1) % 4)
+		return;
+	q = &probe[take(in, 1) % N];
+	if (take(in, 1) & 1) {
+		CHECK(tw_stop(&wheel, &q->timer) == q->pending);
+		nr_pending -= q->pending;
+		q->pending = false;
+		return;
+	}
+	due = wheel.now + 1 + take_delta(in);
+	if (due > wheel.now)
+		started(q, tw_modify(&wheel, &q->timer, due), expect_start(due));
+}
+
+static void advance(struct input *in, u64 target, unsigned int budget)
 {
 	if (target >= TW_MAX_TICK)
 		target = TW_MAX_TICK - 1;
-	tw_advance(&wheel, target, budget, fire, NULL);
+	tw_advance(&wheel, target, budget, fire, in);
 	if (!tw_has_due(&wheel) && target > wheel.now)
 		abort();
 }
@@ -170,14 +191,14 @@ static void step(struct input *in)
 		p->pending = false;
 		break;
 	case 4:
-		advance(due, take(in, 1) % 4 ? TW_NO_BUDGET : take(in, 1) % 8);
+		advance(in, due, take(in, 1) % 4 ? TW_NO_BUDGET : take(in, 1) % 8);
 		break;
 	case 5:
 		due = tw_next_event(&wheel, U64_MAX);
-		advance(due == TW_NO_EVENT ? wheel.now + 1 : due, take(in, 1) % 16);
+		advance(in, due == TW_NO_EVENT ? wheel.now + 1 : due, take(in, 1) % 16);
 		break;
 	default:
-		advance(wheel.now + take(in, 1) % 130, TW_NO_BUDGET);
+		advance(in, wheel.now + take(in, 1) % 130, TW_NO_BUDGET);
 	}
 	check_model();
 }
@@ -200,7 +221,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (in.left)
 		step(&in);
 	/* Everything still pending fires at its tick, once. */
-	advance(TW_MAX_TICK - 1, TW_NO_BUDGET);
+	advance(&in, TW_MAX_TICK - 1, TW_NO_BUDGET);
 	CHECK(nr_pending == 0 && wheel.nr_pending == 0);
 	return 0;
 }
