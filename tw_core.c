@@ -106,11 +106,12 @@
 /**
  * DOC: Expiry
  *
- * tw_advance() collects the timers due at each tick it reaches into an
- * expired list and hands them to the caller's callback one at a time, each
- * unlinked first, so the callback may start, modify or stop any timer, the
- * one it was given included.  With no budget, level 0's slots are handed
- * out where they lie, unlinked from the slot one at a time in the same way
+ * tw_advance() hands the timers due at each tick it reaches to the
+ * caller's callback one at a time, each unlinked first, so the callback
+ * may start, modify or stop any timer, the one it was given included.
+ * With a budget, or when a cascade brings timers due now, they are first
+ * collected into an expired list, where those a budget holds back wait;
+ * with no budget, level 0's slots are fired where they lie
  * (tw_fire_slot()).
  *
  * A budget bounds the number of callbacks per call; when it runs out the

@@ -66,7 +66,8 @@ struct tw_timer {
 /**
  * struct tw_wheel - a hierarchical timing wheel
  * @now:         the last tick the wheel was advanced to
- * @pending_map: per level, bit s is set iff slot s of that level is non-empty
+ * @pending_map: per level, bit s is set iff slot s of that level is non-empty,
+ *               between calls (a walk clears a slot's bit, then fires it)
  * @overdue:     timers started at or before @now; they fire on the next advance
  * @expired:     timers collected for firing that a budget held back (a
  *               walk with no budget fires level 0's slots where they lie)
@@ -115,9 +116,10 @@ struct tw_wheel {
 };
 
 /*
- * Called once per expired timer: may start or stop any timer, not advance it.
- * What tw_has_due() and tw_next_event() answer there is unspecified: the
- * timers of the tick not yet handed out may or may not count.
+ * Called once per expired timer: may start, modify or stop any timer, not
+ * advance it.  What tw_has_due(), tw_next_event(), tw_next_expiry() and
+ * tw_next_expiry_within() answer there is unspecified: the timers of the
+ * tick not yet handed out may or may not count.
  */
 typedef void (*tw_expire_fn)(struct tw_timer *timer, void *data);
 

@@ -551,6 +551,17 @@ static void tw_stop_other(struct tw_fixture *fx, struct tw_probe *p)
 	}
 }
 
+static void tw_move_other(struct tw_fixture *fx, struct tw_probe *p)
+{
+	struct tw_probe *other = p == &fx->pair[0] ? &fx->pair[1] : &fx->pair[0];
+
+	if (fx->restarts) {
+		fx->restarts--;
+		KUNIT_EXPECT_EQ(fx->test, tw_modify(fx->wheel, &other->timer,
+						    p->fired_at + 1), 0);
+	}
+}
+
 static void tw_restart_periodic(struct tw_fixture *fx, struct tw_probe *p)
 {
 	if (fx->restarts) {
@@ -560,11 +571,29 @@ static void tw_restart_periodic(struct tw_fixture *fx, struct tw_probe *p)
 	}
 }
 
-/* Callbacks stop a timer of the same tick and re-arm their own. */
+/*
+ * Callbacks stop or move a timer of their own tick and re-arm their own.
+ * Tick 40 is in level 0's first round: the inline advance fires its slot
+ * where it lies (tw_fire_slot()).  Tick 500 is cascaded to level 0 first.
+ */
 static void tw_test_callback_starts_and_stops(struct kunit *test)
 {
 	struct tw_fixture *fx = tw_fixture_new(test, NULL, 0, 0);
 	struct tw_probe *p = tw_probes_new(test, 2);
+
+	/* The first to fire moves the other, still in their slot, a tick on. */
+	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[0].timer, 40), 0);
+	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[1].timer, 40), 0);
+	fx->action = tw_move_other;
+	fx->pair = p;
+	fx->restarts = 1;
+	KUNIT_EXPECT_EQ(test, tw_fx_advance(fx, 41), 2U);
+	KUNIT_EXPECT_EQ(test, p[0].fires, 1U);
+	KUNIT_EXPECT_EQ(test, p[1].fires, 1U);
+	KUNIT_EXPECT_EQ(test, p[0].fired_at + p[1].fired_at, 81ULL);
+	KUNIT_EXPECT_EQ(test, fx->wheel->nr_pending, 0ULL);
+	p[0].fires = 0;
+	p[1].fires = 0;
 
 	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[0].timer, 500), 0);
 	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[1].timer, 500), 0);

@@ -3,11 +3,11 @@
  * libFuzzer target: tw_core.c against a model that knows, for every timer,
  * the one tick it must fire at.  The input picks a layout and a start tick,
  * then a sequence of starts, range starts, modifies, stops, advances with
- * budgets and next-event queries; the expiry callback, too, stops and moves
- * timers, one of the tick it fires included.  Any broken promise aborts, which the
- * fuzzer reports with the input that did it: a timer fired early, late,
- * twice or after a stop; a wrong error; a pending count, next expiry or
- * next-event bound that disagrees with the model.
+ * budgets and next-event queries; the expiry callback, too, stops and
+ * moves timers, one of the tick it fires included.  Any broken promise
+ * aborts, which the fuzzer reports with the input that did it: a timer
+ * fired early, late, twice or after a stop; a wrong error; a pending
+ * count, next expiry or next-event bound that disagrees with the model.
  */
 #include <errno.h>
 #include <stddef.h>
