@@ -572,6 +572,25 @@ static void tw_restart_periodic(struct tw_fixture *fx, struct tw_probe *p)
 }
 
 /*
+ * Start @p[0] and @p[1] for @tick, the first of them to fire to do @action
+ * once to the other, and advance to @target.  Return the number fired.
+ */
+static unsigned int tw_pair_fires(struct kunit *test, struct tw_fixture *fx,
+				  struct tw_probe *p, u64 tick, u64 target,
+				  void (*action)(struct tw_fixture *fx,
+						 struct tw_probe *p))
+{
+	p[0].fires = 0;
+	p[1].fires = 0;
+	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[0].timer, tick), 0);
+	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[1].timer, tick), 0);
+	fx->action = action;
+	fx->pair = p;
+	fx->restarts = 1;
+	return tw_fx_advance(fx, target);
+}
+
+/*
  * Callbacks stop or move a timer of their own tick and re-arm their own.
  * Tick 40 is in level 0's first round: the inline advance fires its slot
  * where it lies (tw_fire_slot()).  Tick 500 is cascaded to level 0 first.
@@ -582,26 +601,14 @@ static void tw_test_callback_starts_and_stops(struct kunit *test)
 	struct tw_probe *p = tw_probes_new(test, 2);
 
 	/* The first to fire moves the other, still in their slot, a tick on. */
-	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[0].timer, 40), 0);
-	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[1].timer, 40), 0);
-	fx->action = tw_move_other;
-	fx->pair = p;
-	fx->restarts = 1;
-	KUNIT_EXPECT_EQ(test, tw_fx_advance(fx, 41), 2U);
+	KUNIT_EXPECT_EQ(test, tw_pair_fires(test, fx, p, 40, 41, tw_move_other), 2U);
 	KUNIT_EXPECT_EQ(test, p[0].fires, 1U);
 	KUNIT_EXPECT_EQ(test, p[1].fires, 1U);
 	KUNIT_EXPECT_EQ(test, p[0].fired_at + p[1].fired_at, 81ULL);
 	KUNIT_EXPECT_EQ(test, fx->wheel->nr_pending, 0ULL);
-	p[0].fires = 0;
-	p[1].fires = 0;
 
-	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[0].timer, 500), 0);
-	KUNIT_ASSERT_EQ(test, tw_start(fx->wheel, &p[1].timer, 500), 0);
-	fx->action = tw_stop_other;
-	fx->pair = p;
-	fx->restarts = 1;
 	/* The first to fire stops the other, still waiting in their slot. */
-	KUNIT_EXPECT_EQ(test, tw_fx_advance(fx, 500), 1U);
+	KUNIT_EXPECT_EQ(test, tw_pair_fires(test, fx, p, 500, 500, tw_stop_other), 1U);
 	KUNIT_EXPECT_EQ(test, p[0].fires + p[1].fires, 1U);
 	KUNIT_EXPECT_EQ(test, fx->wheel->nr_pending, 0ULL);
 
